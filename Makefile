@@ -1,0 +1,55 @@
+# Everything runs inside .venv, created from requirements.txt on first use.
+#   make lab      open the notebooks in JupyterLab
+#   make test     re-run every notebook and compare every stored output (nbval) + checks
+#   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
+#                 or after upgrading PyTorch); then review with `make diff`
+#   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-requirements
+# Which notebooks `make execute` runs: make execute NB=notebooks/01_double_backward.ipynb
+NB     ?= notebooks/[0-9]*.ipynb
+
+# Warnings raised in a cell name "<IPY-INPUT>", not a temporary file of this machine.
+export IPYKERNEL_CELL_NAME := <IPY-INPUT>
+export PYTHONHASHSEED := 0
+
+.PHONY: help venv lab test execute diff clean
+.DEFAULT_GOAL := help
+
+help:
+	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+
+$(STAMP): requirements.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "Python 3.11 or newer is needed (PYTHON=$(PYTHON))"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# JupyterLab refuses to start as root unless told to (containers, CI machines).
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The work tree must be the same after the tests as before (figures are compared, not written).
+test: $(STAMP)
+	@before="$$(git status --porcelain 2>/dev/null)"; \
+	$(BIN)/python -m pytest; status=$$?; \
+	after="$$(git status --porcelain 2>/dev/null)"; \
+	if [ "$$before" != "$$after" ]; then \
+	  echo "make test changed the work tree:"; git status --short; exit 1; fi; \
+	exit $$status
+
+execute: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB)
+
+diff: $(STAMP)
+	$(BIN)/nbdiff --ignore-metadata --ignore-details HEAD notebooks
+
+clean:
+	rm -rf $(VENV) student

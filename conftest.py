@@ -1,0 +1,244 @@
+"""The collection's test suite, beside nbval.
+
+nbval (``--nbval`` in pytest.ini) re-runs every notebook in a fresh kernel and compares
+every stored output with what the installed PyTorch prints now. This file adds:
+
+* the collection's own checks on every notebook *file* (collected next to nbval's cells,
+  as items named ``notebooks/NN_x.ipynb::check <what>``): valid nbformat, executed top to
+  bottom, ``raises-exception`` tags and error outputs agree, nothing machine-specific in
+  stored outputs, the sections of CONVENTIONS.md present, every exercise with a solution
+  and a check;
+* the environment the kernels need for reproducible outputs (set before any kernel starts);
+* a per-notebook time table at the end of the run, with the cells' own time.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+NOTEBOOKS = ROOT / "notebooks"
+# A notebook's own cells must run well under this, on a 2-core CPU (kernel start excluded).
+CELL_TIME_BUDGET_S = 3.0
+
+# Notebooks that are guides rather than one reproduced scenario: they have no bug/fix/claims.
+GUIDES = {"00_autograd_basics.ipynb", "08_field_guide.ipynb"}
+COMMON_SECTIONS = ["What you will learn", "Setup", "Exercise", "Summary", "Further reading"]
+SCENARIO_SECTIONS = [
+    "What you will learn", "Setup", "The bug", "Why", "Fix", "Claims", "Exercise",
+    "Summary", "Further reading",
+]
+
+# Stored outputs must not depend on the machine: no paths, addresses, times or user names.
+_LEAKS = [
+    (re.compile(r"(?<![\w.])/(?:root|home|Users|tmp|var|usr|opt|private|work)/"), "an absolute path"),
+    (re.compile(r"[A-Za-z]:\\\\"), "a Windows path"),
+    (re.compile(r"site-packages|dist-packages|ipykernel_\d+"), "an installation path"),
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "a memory address"),
+    (re.compile(r"\bobject at \b"), "an object repr with an address"),
+    (re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d"), "a timestamp"),
+]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Kernels inherit this process's environment (also under pytest-xdist, whose workers
+    # start after this hook): warnings name "<IPY-INPUT>" instead of a temporary file, and
+    # figures are compared with figures/ instead of being written.
+    os.environ["IPYKERNEL_CELL_NAME"] = "<IPY-INPUT>"
+    os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "1"
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+
+
+# --------------------------------------------------------------------------- file checks
+
+
+def _fail(message: str) -> None:
+    pytest.fail(message, pytrace=False)  # the message names notebook and cell; no traceback
+
+
+def _code_cells(nb: Any) -> list[tuple[int, Any]]:
+    """(index among all cells, cell) for the code cells."""
+    return [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+
+def _where(i: int, cell: Any) -> str:
+    first = cell.source.strip().splitlines()[0] if cell.source.strip() else "(empty)"
+    return f"cell {i} ({first[:60]!r})"
+
+
+def check_valid(nb: Any, name: str) -> None:
+    nbformat.validate(nb)
+
+
+def check_executed_in_order(nb: Any, name: str) -> None:
+    expected = 1
+    for i, cell in _code_cells(nb):
+        if not cell.source.strip():
+            _fail(f"{name} {_where(i, cell)}: empty code cell")
+        if cell.execution_count != expected:
+            _fail(
+                f"{name} {_where(i, cell)}: execution_count is {cell.execution_count}, "
+                f"expected {expected}: run `make execute` (one fresh kernel, top to bottom)"
+            )
+        expected += 1
+
+
+def check_error_cells_tagged(nb: Any, name: str) -> None:
+    for i, cell in _code_cells(nb):
+        tagged = "raises-exception" in cell.metadata.get("tags", [])
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if tagged and not errors:
+            _fail(f"{name} {_where(i, cell)}: tagged raises-exception but stores no error")
+        if errors and not tagged:
+            _fail(f"{name} {_where(i, cell)}: stores an error but is not tagged raises-exception")
+
+
+def check_no_machine_details(nb: Any, name: str) -> None:
+    user = getpass.getuser()
+    home = str(Path.home())
+    leaks = list(_LEAKS)
+    if home not in ("/", ""):
+        leaks.append((re.compile(re.escape(home) + r"\b"), "the home directory"))
+    if user and user != "root":  # "root" is also an English word; /root/ is caught above
+        leaks.append((re.compile(rf"\b{re.escape(user)}\b"), "the user name"))
+    for i, cell in _code_cells(nb):
+        text = json.dumps(cell.outputs)
+        for pattern, what in leaks:
+            m = pattern.search(text)
+            if m:
+                _fail(f"{name} {_where(i, cell)}: stored output holds {what}: {m.group(0)!r}")
+
+
+def _headings(nb: Any) -> list[str]:
+    return [
+        line.lstrip("#").strip()
+        for c in nb.cells if c.cell_type == "markdown"
+        for line in c.source.splitlines() if line.startswith("#")
+    ]
+
+
+def check_sections(nb: Any, name: str) -> None:
+    headings = _headings(nb)
+    if not headings or not nb.cells[0].source.startswith("# "):
+        _fail(f"{name} cell 0: the notebook must open with a '# Title' markdown cell")
+    required = COMMON_SECTIONS if name in GUIDES else SCENARIO_SECTIONS
+    position = 0
+    for section in required:
+        found = [k for k, h in enumerate(headings) if h.lower().startswith(section.lower())]
+        after = [k for k in found if k >= position]
+        if not after:
+            _fail(
+                f"{name}: no heading starting with {section!r} "
+                f"{'after the earlier sections' if found else ''} (CONVENTIONS.md); "
+                f"headings are {headings}"
+            )
+        position = after[0]
+
+
+def check_setup_seeds(nb: Any, name: str) -> None:
+    if not any("torch.manual_seed(" in c.source for _, c in _code_cells(nb)):
+        _fail(f"{name}: no code cell calls torch.manual_seed (CONVENTIONS.md, Setup)")
+
+
+def check_exercises(nb: Any, name: str) -> None:
+    code = _code_cells(nb)
+    solutions = [k for k, (_, c) in enumerate(code) if "solution" in c.metadata.get("tags", [])]
+    if not solutions:
+        _fail(f"{name}: no exercise solution (a code cell tagged 'solution')")
+    for k in solutions:
+        i, cell = code[k]
+        nxt = code[k + 1][1] if k + 1 < len(code) else None
+        if nxt is None or "check" not in nxt.metadata.get("tags", []):
+            _fail(f"{name} {_where(i, cell)}: the code cell after a solution must be tagged 'check'")
+        if "check_answer(" not in nxt.source:
+            _fail(f"{name} {_where(code[k + 1][0], nxt)}: a check cell must call check_answer(...)")
+
+
+CHECKS: dict[str, Callable[[Any, str], None]] = {
+    "valid nbformat": check_valid,
+    "executed top to bottom": check_executed_in_order,
+    "raises-exception tags match error outputs": check_error_cells_tagged,
+    "no machine details in outputs": check_no_machine_details,
+    "sections of CONVENTIONS.md": check_sections,
+    "fixed seed": check_setup_seeds,
+    "exercises have solution and check": check_exercises,
+}
+
+
+class NotebookCheck(pytest.Item):
+    def __init__(self, *, check: Callable[[Any, str], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+
+    def runtest(self) -> None:
+        nb = nbformat.read(self.path, as_version=nbformat.NO_CONVERT)
+        self.check(nb, self.path.name)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"{self.path.name}: {self.name}"
+
+
+class NotebookChecks(pytest.File):
+    def collect(self) -> Iterator[NotebookCheck]:
+        for what, check in CHECKS.items():
+            yield NotebookCheck.from_parent(self, name=f"check {what}", check=check)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix == ".ipynb" and file_path.parent == NOTEBOOKS:
+        return NotebookChecks.from_parent(parent, path=file_path)
+    return None
+
+
+# --------------------------------------------------------------------------- timing
+
+# Per notebook: the setup cell (imports: mostly `import torch`), the other cells, and all
+# phases together (kernel start is in the first cell's setup, kernel stop in the last teardown).
+_times: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path, _, cell = report.nodeid.partition("::")
+    if not path.endswith(".ipynb") or cell.startswith("check "):
+        return
+    _times[path]["total"] += report.duration
+    if report.when == "call":
+        _times[path]["imports" if cell == "Cell 0" else "cells"] += report.duration
+
+
+def _over_budget() -> list[str]:
+    return [p for p, t in _times.items() if t["cells"] > CELL_TIME_BUDGET_S]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _times:
+        return
+    tr = terminalreporter
+    tr.section("notebook durations")
+    tr.write_line(f"{'notebook':<48} {'setup cell':>10} {'own cells':>10} {'total':>8}")
+    for path in sorted(_times):
+        t = _times[path]
+        flag = "  OVER BUDGET" if path in _over_budget() else ""
+        tr.write_line(
+            f"{path:<48} {t['imports']:9.2f}s {t['cells']:9.2f}s {t['total']:7.2f}s{flag}"
+        )
+    tr.write_line(
+        f"(setup cell: imports; own cells: the rest, budget {CELL_TIME_BUDGET_S:.0f} s each; "
+        "total: with kernel start and stop)"
+    )
+    for path in _over_budget():
+        tr.write_line(f"FAILED {path}: its own cells took longer than {CELL_TIME_BUDGET_S:.0f} s", red=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _over_budget() and exitstatus == 0:
+        session.exitstatus = 1

@@ -1,0 +1,440 @@
+"""Small helpers the notebooks import, so that the notebooks show autograd, not plumbing.
+
+* ``describe_graph`` / ``draw_graph``: the real backward graph of a tensor, read from its
+  ``grad_fn``: operation nodes, leaf tensors with their ``.grad``, and each node's saved
+  tensors with their shape and whether they are still alive or already freed.
+* ``SavedTensorTracker``: how many bytes autograd holds for backward, measured with
+  ``torch.autograd.graph.saved_tensors_hooks``.
+* ``save_figure``: writes a figure under ``figures/``, or checks it there during the tests.
+* ``anomaly_report``: what ``torch.autograd.detect_anomaly`` says, without machine paths.
+
+Everything printed here is deterministic (no object ids or addresses), so nbval can
+compare it word for word.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import warnings
+import weakref
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import matplotlib.image
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch
+
+__all__ = [
+    "SavedTensor",
+    "GraphNode",
+    "walk_graph",
+    "describe_graph",
+    "draw_graph",
+    "SavedTensorTracker",
+    "save_figure",
+    "anomaly_report",
+    "check_answer",
+    "FIGURES_DIR",
+]
+
+FIGURES_DIR = Path(__file__).resolve().parent.parent / "figures"
+# Set by the test suite (conftest.py): compare figures with figures/ instead of writing them.
+CHECK_FIGURES_ENV = "AUTOGRAD_PITFALLS_CHECK_FIGURES"
+_METADATA_KEY = "autograd_tools.saved_shapes"
+
+
+# --------------------------------------------------------------------------- the graph
+
+
+@dataclass
+class SavedTensor:
+    """One tensor a backward node saved during the forward pass."""
+
+    name: str  # the attribute name without "_saved_", e.g. "self", "other", "result"
+    shape: tuple[int, ...] | None  # None if it was already freed before we ever saw it
+    alive: bool  # False once backward (without retain_graph) has freed it
+
+    def __str__(self) -> str:
+        shape = "?" if self.shape is None else f"[{', '.join(map(str, self.shape))}]"
+        return f"{self.name} {shape} {'alive' if self.alive else 'FREED'}"
+
+
+@dataclass
+class GraphNode:
+    """A node of the backward graph: an operation (``grad_fn``) or a leaf tensor."""
+
+    index: int
+    label: str  # "MulBackward0", or a leaf's name such as "w"
+    is_leaf: bool
+    inputs: list[int] = field(default_factory=list)  # indices of the nodes feeding this one
+    saved: list[SavedTensor] = field(default_factory=list)
+    grad: torch.Tensor | None = None  # a leaf's .grad
+    level: int = 0  # 0 for leaves, growing towards the loss
+
+
+def _saved_tensors(fn: Any) -> list[SavedTensor]:
+    """Read the tensors ``fn`` saved for backward; remember shapes in ``fn.metadata``."""
+    names = sorted(a[len("_raw_saved_") :] for a in dir(fn) if a.startswith("_raw_saved_"))
+    # fn.metadata is a dict that lives as long as the node: shapes seen while the saved
+    # tensors were alive are kept there, so a later drawing can still show them once freed.
+    memo: dict[str, tuple[int, ...]] = fn.metadata.setdefault(_METADATA_KEY, {})
+    out: list[SavedTensor] = []
+    for name in names:
+        try:
+            value = getattr(fn, "_saved_" + name)
+        except RuntimeError:  # "Trying to backward through the graph a second time ..."
+            out.append(SavedTensor(name, memo.get(name), alive=False))
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for i, v in enumerate(values):
+            if not isinstance(v, torch.Tensor):
+                continue  # an undefined (None) saved tensor
+            key = name if len(values) == 1 else f"{name}[{i}]"
+            memo[key] = tuple(v.shape)
+            out.append(SavedTensor(key, tuple(v.shape), alive=True))
+    return out
+
+
+def _leaf_name(t: torch.Tensor, names: Mapping[str, torch.Tensor]) -> str:
+    for name, candidate in names.items():
+        if candidate is t:
+            return name
+    return "leaf " + str(list(t.shape))
+
+
+def walk_graph(
+    *roots: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None
+) -> list[GraphNode]:
+    """All nodes reachable from the ``grad_fn`` of ``roots``, leaves first, root(s) last.
+
+    ``names`` maps a name to a leaf tensor (for example ``dict(model.named_parameters())``),
+    so that leaves are labelled by name instead of by shape.
+    """
+    names = dict(names or {})
+    index_of: dict[Any, int] = {}  # node object -> index; nodes are hashable but not weak-referable
+    nodes: list[GraphNode] = []
+
+    def visit(fn: Any) -> int:
+        if fn in index_of:
+            return index_of[fn]
+        if type(fn).__name__ == "AccumulateGrad":
+            leaf = fn.variable
+            node = GraphNode(0, _leaf_name(leaf, names), True, grad=leaf.grad)
+        else:
+            node = GraphNode(0, type(fn).__name__, False, saved=_saved_tensors(fn))
+            node.inputs = [visit(nxt) for nxt, _ in fn.next_functions if nxt is not None]
+            node.level = 1 + max((nodes[i].level for i in node.inputs), default=0)
+        node.index = len(nodes)
+        index_of[fn] = node.index
+        nodes.append(node)
+        return node.index
+
+    for root in roots:
+        if root.grad_fn is None:
+            raise ValueError("this tensor has no grad_fn: it is a leaf or does not require grad")
+        visit(root.grad_fn)
+    return nodes
+
+
+def _labels(nodes: list[GraphNode]) -> list[str]:
+    """Node labels, numbered where the same operation occurs more than once."""
+    counts: dict[str, int] = {}
+    for n in nodes:
+        counts[n.label] = counts.get(n.label, 0) + 1
+    seen: dict[str, int] = {}
+    labels = []
+    for n in nodes:
+        if counts[n.label] > 1 and not n.is_leaf:
+            seen[n.label] = seen.get(n.label, 0) + 1
+            labels.append(f"{n.label}#{seen[n.label]}")
+        else:
+            labels.append(n.label)
+    return labels
+
+
+def _format_grad(grad: torch.Tensor | None) -> str:
+    if grad is None:
+        return "None"
+    if grad.numel() <= 4:
+        return str([round(v, 4) for v in grad.flatten().tolist()])
+    return f"tensor of shape {list(grad.shape)}"
+
+
+def describe_graph(
+    *roots: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None
+) -> str:
+    """The backward graph as text, one node a line, leaves first (what nbval can compare)."""
+    nodes = walk_graph(*roots, names=names)
+    labels = _labels(nodes)
+    width = max(len(label) for label in labels)
+    lines = []
+    for node, label in sorted(zip(nodes, labels), key=lambda p: (p[0].level, p[0].index)):
+        if node.is_leaf:
+            lines.append(f"{label:<{width}}  leaf, .grad = {_format_grad(node.grad)}")
+            continue
+        inputs = ", ".join(labels[i] for i in node.inputs) or "-"
+        saved = "; ".join(map(str, node.saved)) or "nothing"
+        lines.append(f"{label:<{width}}  <- {inputs}  | saved: {saved}")
+    return "\n".join(lines)
+
+
+def draw_graph(
+    *roots: torch.Tensor,
+    names: Mapping[str, torch.Tensor] | None = None,
+    title: str = "",
+    ax: plt.Axes | None = None,
+) -> Figure:
+    """Draw the backward graph with matplotlib, leaves on the left and the loss on the right.
+
+    Operation boxes list their saved tensors (green: alive, red: freed); leaf boxes show
+    ``.grad``. Arrows follow the forward pass; backward runs against them.
+    """
+    nodes = walk_graph(*roots, names=names)
+    labels = _labels(nodes)
+    # Column of a node: its distance from the loss, counted back from the right, so that
+    # each leaf stands just before the first operation that uses it.
+    depth = {n.index: 0 for n in nodes}
+    for node in reversed(nodes):  # `nodes` is in post-order: consumers come after inputs
+        for i in node.inputs:
+            depth[i] = max(depth[i], depth[node.index] + 1)
+    last = max(depth.values())
+    columns: dict[int, list[GraphNode]] = {}
+    for node in nodes:
+        columns.setdefault(last - depth[node.index], []).append(node)
+    n_cols = max(columns) + 1
+    n_rows = max(len(c) for c in columns.values())
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(4.0, 2.6 * n_cols), max(2.0, 1.5 * n_rows)))
+    else:
+        fig = ax.figure
+    # Place the columns from the loss back to the leaves; within a column, order the nodes
+    # by the height of the nodes they feed, which keeps most arrows from crossing.
+    consumers: dict[int, list[int]] = {n.index: [] for n in nodes}
+    for node in nodes:
+        for i in node.inputs:
+            consumers[i].append(node.index)
+    pos: dict[int, tuple[float, float]] = {}
+    for level in sorted(columns, reverse=True):
+        column = columns[level]
+
+        def height(n: GraphNode) -> float:
+            ys = [pos[c][1] for c in consumers[n.index] if c in pos]
+            return -sum(ys) / len(ys) if ys else 0.0
+
+        column.sort(key=height)  # stable: keeps discovery order among equals
+        for row, node in enumerate(column):
+            pos[node.index] = (float(level), (len(column) - 1) / 2 - row)
+
+    ax.set_xlim(-0.6, n_cols - 0.4)
+    ax.set_ylim(-n_rows / 2 - 0.1, n_rows / 2 + 0.1)
+    ax.axis("off")
+    boxes = {}
+    for node, label in zip(nodes, labels):
+        if node.is_leaf:
+            text, face, edge = f"{label}\n.grad = {_format_grad(node.grad)}", "#dbe9f6", "#3a6ea5"
+        else:
+            text = "\n".join([label] + [str(s) for s in node.saved])
+            freed = any(not s.alive for s in node.saved)
+            face = "#f8d7d3" if freed else ("#d9f2d9" if node.saved else "#eeeeee")
+            edge = "#b03a2e" if freed else ("#2e7d32" if node.saved else "0.5")
+        boxes[node.index] = ax.text(
+            *pos[node.index], text, ha="center", va="center", fontsize=8,
+            family="monospace", zorder=2,
+            bbox=dict(boxstyle="round,pad=0.4", facecolor=face, edgecolor=edge),
+        )
+    for node in nodes:
+        for i in node.inputs:
+            ax.add_patch(FancyArrowPatch(
+                pos[i], pos[node.index], arrowstyle="-|>", mutation_scale=12, color="0.4",
+                # drawn after the boxes, so that the box outlines they stop at are up to date
+                shrinkA=1, shrinkB=1, zorder=3,
+                patchA=boxes[i].get_bbox_patch(), patchB=boxes[node.index].get_bbox_patch(),
+            ))
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+# --------------------------------------------------------------------------- memory
+
+
+class _Saved:
+    """What the pack hook returns: the saved tensor, and its version when it was saved."""
+
+    __slots__ = ("tensor", "version", "__weakref__")
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor = tensor
+        self.version = tensor._version
+
+
+class SavedTensorTracker:
+    """Measure the bytes autograd keeps for backward, with ``saved_tensors_hooks``.
+
+    Every tensor saved for backward inside ``with tracker:`` is wrapped in a small object
+    that autograd holds exactly as long as it would hold the tensor: it is released when
+    backward frees the graph, or when the graph itself is garbage. ``held_bytes()`` adds up
+    the distinct storages still held, at any time, also after the ``with`` block.
+
+    Under ``saved_tensors_hooks`` PyTorch does not run its own check that a saved tensor was
+    not modified in place, so the unpack hook does it instead and raises a ``RuntimeError``
+    (with a different message from PyTorch's): demonstrate PyTorch's own in-place error
+    outside a tracker.
+    """
+
+    def __init__(self) -> None:
+        self._held: weakref.WeakSet[_Saved] = weakref.WeakSet()
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+
+    def _pack(self, tensor: torch.Tensor) -> _Saved:
+        box = _Saved(tensor)
+        self._held.add(box)
+        return box
+
+    @staticmethod
+    def _unpack(box: _Saved) -> torch.Tensor:
+        if box.tensor._version != box.version:
+            raise RuntimeError(
+                "SavedTensorTracker: a tensor saved for backward was modified in place "
+                f"(version {box.tensor._version}, saved at version {box.version})"
+            )
+        return box.tensor
+
+    def __enter__(self) -> SavedTensorTracker:
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._hooks.__exit__(*exc)
+
+    def held_bytes(self, exclude: Iterable[torch.Tensor] = ()) -> int:
+        """Bytes of the distinct storages autograd still holds for backward.
+
+        ``exclude``: tensors whose storage exists anyway (a model's parameters, say) and
+        should not be counted.
+        """
+        skip = {t.untyped_storage().data_ptr() for t in exclude}
+        storages: dict[int, int] = {}
+        for box in list(self._held):
+            storage = box.tensor.untyped_storage()
+            if storage.data_ptr() not in skip:
+                storages[storage.data_ptr()] = storage.nbytes()
+        return sum(storages.values())
+
+    def held_count(self) -> int:
+        """How many saved-tensor slots autograd still holds (a tensor saved twice counts twice)."""
+        return len(self._held)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _render(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    return matplotlib.image.imread(io.BytesIO(png), format="png")
+
+
+def save_figure(fig: Figure, name: str, show: bool = True) -> None:
+    """Save ``fig`` as ``figures/<name>``, then show it inline and close it.
+
+    The file is rewritten only when its pixels change, so re-running a notebook leaves the
+    work tree clean. Under the test suite (``AUTOGRAD_PITFALLS_CHECK_FIGURES=1``) nothing
+    is written: a figure whose pixels differ from the committed one raises AssertionError.
+    """
+    path = FIGURES_DIR / name
+    png = _render(fig)
+    same = path.exists() and np.array_equal(_pixels(path.read_bytes()), _pixels(png))
+    if not same:
+        if os.environ.get(CHECK_FIGURES_ENV) == "1":
+            raise AssertionError(
+                f"figures/{name} is {'different from' if path.exists() else 'not'} what this "
+                "cell draws now: run `make execute` and review the change"
+            )
+        FIGURES_DIR.mkdir(exist_ok=True)
+        path.write_bytes(png)
+    if show:
+        from IPython.display import Image, display
+
+        display(Image(png))
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- anomaly mode
+
+_WARNING_LOCATION = re.compile(r'File "[^"]*", line \d+, in ')
+
+
+@contextmanager
+def anomaly_report() -> Iterator[None]:
+    """Run the block under ``torch.autograd.detect_anomaly()`` and print what it reports.
+
+    Anomaly mode warns with the traceback of the forward call whose backward failed. That
+    traceback names files of this machine, so it is printed here with the locations
+    replaced by ``in <cell>`` / ``in torch``; the code lines, which are what matter, stay.
+    The error itself propagates unchanged.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with torch.autograd.detect_anomaly():
+                yield
+        finally:
+            for w in caught:
+                text = str(w.message)
+                if not text.startswith("Error detected in"):
+                    continue  # e.g. "Anomaly Detection has been enabled ..."
+                text = re.sub(r" \(Triggered internally at .*\)", "", text, flags=re.S)
+                lines = []
+                for line in text.splitlines():
+                    m = _WARNING_LOCATION.search(line)
+                    if m:
+                        where = "torch" if "site-packages" in line or "/torch/" in line else "cell"
+                        func = line[m.end() :]
+                        line = f"  in {where}, {func}"
+                    lines.append(line.rstrip())
+                print("\n".join(lines))
+
+
+# --------------------------------------------------------------------------- exercises
+
+
+def check_answer(answer: Any, expected: Any = None, *, check: Callable[[Any], bool] | None = None) -> None:
+    """Tell the learner whether an exercise's answer is right.
+
+    ``answer is ...`` (the placeholder in a student copy) prints that the exercise is not
+    answered yet and raises nothing, so a student copy still runs top to bottom. Otherwise
+    the answer is compared with ``expected`` (``torch.testing.assert_close`` for tensors and
+    numbers, ``==`` for anything else), or passed to ``check``, which returns True if right.
+    A wrong answer raises AssertionError saying what is wrong; a right one prints "Correct".
+    """
+    if answer is ...:
+        print("Not answered yet: replace the ... in the exercise cell with your answer.")
+        return
+    if check is not None:
+        if not check(answer):
+            raise AssertionError(f"Not right yet: {answer!r} does not pass this exercise's check.")
+    elif isinstance(expected, (torch.Tensor, int, float)) and not isinstance(expected, bool):
+        try:
+            got = torch.as_tensor(answer, dtype=torch.float64)
+            want = torch.as_tensor(expected, dtype=torch.float64)
+            if got.numel() == want.numel():
+                got = got.reshape(want.shape)  # [5.] answers 5 as well
+            torch.testing.assert_close(got, want)
+        except (AssertionError, TypeError, RuntimeError, ValueError) as e:
+            raise AssertionError(f"Not right yet: expected {expected}, got {answer}.\n{e}") from None
+    elif answer != expected:
+        raise AssertionError(f"Not right yet: expected {expected!r}, got {answer!r}.")
+    print("Correct.")
