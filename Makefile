@@ -4,6 +4,7 @@
 #   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
 #                 or after upgrading PyTorch); then review with `make diff`
 #   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
+#   make student  student copies in student/ (solutions removed, outputs cleared)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,11 +17,11 @@ NB     ?= notebooks/[0-9]*.ipynb
 export IPYKERNEL_CELL_NAME := <IPY-INPUT>
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test execute diff clean
+.PHONY: help venv lab test execute diff student clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,8p' Makefile | sed 's/^# \{0,1\}//'
 
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -49,7 +50,14 @@ execute: $(STAMP)
 	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB)
 
 diff: $(STAMP)
-	$(BIN)/nbdiff --ignore-metadata --ignore-details HEAD notebooks
+	$(BIN)/nbdiff --sources --outputs HEAD -- notebooks
+
+# A self-contained folder to hand out: notebooks, the helper module they import, figures.
+student: $(STAMP)
+	rm -rf student
+	$(BIN)/jupyter nbconvert --config student_copies.py --output-dir student/notebooks $(NB)
+	cp notebooks/autograd_tools.py student/notebooks/
+	cp -r figures student/figures
 
 clean:
 	rm -rf $(VENV) student

@@ -163,6 +163,46 @@ def check_exercises(nb: Any, name: str) -> None:
             _fail(f"{name} {_where(code[k + 1][0], nxt)}: a check cell must call check_answer(...)")
 
 
+def student_copy(nb: Any) -> Any:
+    """The student copy of a notebook, made by nbconvert with student_copies.py (as `make student`)."""
+    from nbconvert.exporters import NotebookExporter
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("student_copies.py", path=str(ROOT)).load_config()
+    body, _ = NotebookExporter(config=config).from_notebook_node(nb)
+    return nbformat.reads(body, as_version=4)
+
+
+def check_student_copy(nb: Any, name: str) -> None:
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    copy = student_copy(nb)
+    for i, cell in enumerate(copy.cells):
+        if "solution" in cell.metadata.get("tags", []):
+            _fail(f"{name} student copy cell {i}: a solution cell is left")
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count):
+            _fail(f"{name} student copy cell {i}: outputs not cleared")
+    solutions = [c.source for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    left = [s for s in solutions if any(s in c.source for c in copy.cells)]
+    if left:
+        _fail(f"{name} student copy: solution code is left: {left[0][:80]!r}")
+    # Top to bottom in a fresh kernel, next to the real helper module and figures/;
+    # only cells tagged raises-exception may raise (nbclient's own rule).
+    client = NotebookClient(copy, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        _fail(f"{name} student copy does not run top to bottom: {str(e)[-600:]}")
+    for i, cell in enumerate(copy.cells):
+        if "check" in cell.metadata.get("tags", []):
+            text = "".join(o.get("text", "") for o in cell.outputs)
+            if "Not answered yet" not in text:
+                _fail(f"{name} student copy cell {i}: the check does not say 'Not answered yet' "
+                      f"for an unanswered exercise; it printed {text!r}")
+
+
 CHECKS: dict[str, Callable[[Any, str], None]] = {
     "valid nbformat": check_valid,
     "executed top to bottom": check_executed_in_order,
@@ -171,6 +211,7 @@ CHECKS: dict[str, Callable[[Any, str], None]] = {
     "sections of CONVENTIONS.md": check_sections,
     "fixed seed": check_setup_seeds,
     "exercises have solution and check": check_exercises,
+    "student copy runs, without solutions": check_student_copy,
 }
 
 

@@ -272,7 +272,10 @@ class _Saved:
     __slots__ = ("tensor", "version", "__weakref__")
 
     def __init__(self, tensor: torch.Tensor) -> None:
-        self.tensor = tensor
+        # detach(): same storage and version counter, but no grad_fn. Keeping the tensor
+        # itself would make an output saved by its own node (exp's result) point back at
+        # that node: a reference cycle that keeps the graph alive after its last user.
+        self.tensor = tensor.detach()
         self.version = tensor._version
 
 

@@ -1,0 +1,144 @@
+"""Direct tests of notebooks/autograd_tools.py (the notebooks test it too, by using it)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
+import autograd_tools as at  # noqa: E402
+
+
+def small_graph():
+    w = torch.tensor([1.0], requires_grad=True)
+    x = torch.tensor([2.0], requires_grad=True)
+    return w, x, (w + x) * (w + 1)
+
+
+def test_walk_graph_finds_leaves_ops_and_saved_tensors():
+    w, x, y = small_graph()
+    nodes = at.walk_graph(y, names={"w": w, "x": x})
+    assert [n.label for n in nodes if n.is_leaf] == ["w", "x"]
+    assert sorted(n.label for n in nodes if not n.is_leaf) == ["AddBackward0", "AddBackward0", "MulBackward0"]
+    mul = next(n for n in nodes if n.label == "MulBackward0")
+    assert [(s.name, s.shape, s.alive) for s in mul.saved] == [("other", (1,), True), ("self", (1,), True)]
+    assert mul is nodes[-1] and mul.level == 2  # the root comes last
+
+
+def test_describe_graph_shows_freed_tensors_and_grads_after_backward():
+    w, x, y = small_graph()
+    assert "other [1] alive; self [1] alive" in at.describe_graph(y, names={"w": w, "x": x})
+    y.backward()
+    text = at.describe_graph(y, names={"w": w, "x": x})
+    assert "other [1] FREED; self [1] FREED" in text  # shapes remembered from the first walk
+    assert "w               leaf, .grad = [5.0]" in text
+    assert "x               leaf, .grad = [2.0]" in text
+
+
+def test_describe_graph_unknown_shape_when_freed_before_first_look():
+    w, x, y = small_graph()
+    y.backward()
+    assert "other ? FREED" in at.describe_graph(y)
+
+
+def test_describe_graph_rejects_a_leaf():
+    with pytest.raises(ValueError, match="no grad_fn"):
+        at.describe_graph(torch.ones(1, requires_grad=True))
+
+
+def test_draw_graph_draws_one_box_per_node_and_one_arrow_per_edge():
+    w, x, y = small_graph()
+    fig = at.draw_graph(y, names={"w": w, "x": x}, title="t")
+    ax = fig.axes[0]
+    assert len(ax.texts) == 5  # w, x, two adds, mul
+    assert len(ax.patches) == 5  # w->add, x->add, w->add, add->mul, add->mul
+    plt.close(fig)
+
+
+def test_tracker_counts_saved_bytes_until_backward_frees_them():
+    tracker = at.SavedTensorTracker()
+    w = torch.ones(1000, requires_grad=True)
+    with tracker:
+        y = (w.exp() * w).sum()  # exp saves its result; mul saves both inputs
+    assert tracker.held_bytes() == 2 * 4000  # exp's result and w (saved twice, stored once)
+    assert tracker.held_bytes(exclude=[w]) == 4000
+    y.backward()
+    assert tracker.held_bytes() == 0 and tracker.held_count() == 0
+
+
+def test_tracker_keeps_bytes_with_retain_graph_until_the_graph_is_gone():
+    tracker = at.SavedTensorTracker()
+    w = torch.ones(1000, requires_grad=True)
+    with tracker:
+        y = (w.exp() * 2).sum()
+    y.backward(retain_graph=True)
+    assert tracker.held_bytes() > 0
+    del y
+    assert tracker.held_bytes() == 0
+
+
+def test_tracker_still_refuses_a_saved_tensor_modified_in_place():
+    w = torch.ones(3, requires_grad=True)
+    with at.SavedTensorTracker():
+        h = w.exp()
+        y = (h * 2).sum()
+        h.add_(1)
+    with pytest.raises(RuntimeError, match="modified in place"):
+        y.backward()
+
+
+def test_save_figure_writes_once_then_checks(tmp_path, monkeypatch):
+    monkeypatch.setattr(at, "FIGURES_DIR", tmp_path)
+    monkeypatch.delenv(at.CHECK_FIGURES_ENV, raising=False)
+
+    def figure(value):
+        fig, ax = plt.subplots(figsize=(2, 2))
+        ax.plot([0, 1], [0, value])
+        return fig
+
+    at.save_figure(figure(1), "f.png", show=False)
+    first = (tmp_path / "f.png").stat().st_mtime_ns
+    at.save_figure(figure(1), "f.png", show=False)  # same pixels: not rewritten
+    assert (tmp_path / "f.png").stat().st_mtime_ns == first
+
+    monkeypatch.setenv(at.CHECK_FIGURES_ENV, "1")
+    at.save_figure(figure(1), "f.png", show=False)  # same pixels: passes
+    with pytest.raises(AssertionError, match="different from what this cell draws"):
+        at.save_figure(figure(2), "f.png", show=False)
+    with pytest.raises(AssertionError, match="figures/g.png is not what"):
+        at.save_figure(figure(1), "g.png", show=False)
+    assert not (tmp_path / "g.png").exists()
+
+
+def test_anomaly_report_prints_the_forward_line_without_paths(capsys):
+    w = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        with at.anomaly_report():
+            h = w.exp()
+            h.add_(1)
+            h.sum().backward()
+    out = capsys.readouterr().out
+    assert out.startswith("Error detected in ExpBackward0.")
+    assert "h = w.exp()" in out
+    assert "/" not in out.replace("//", "")
+
+
+def test_check_answer(capsys):
+    at.check_answer(..., 5)
+    at.check_answer(torch.tensor([5.0]), 5)
+    at.check_answer("q", "q")
+    at.check_answer(3, check=lambda a: a > 2)
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["Not answered yet: replace the ... in the exercise cell with your answer.",
+                   "Correct.", "Correct.", "Correct."]
+    for wrong in [lambda: at.check_answer(4, 5), lambda: at.check_answer("p", "q"),
+                  lambda: at.check_answer(1, check=lambda a: a > 2)]:
+        with pytest.raises(AssertionError, match="Not right yet"):
+            wrong()
