@@ -13,8 +13,8 @@ STAMP  := $(VENV)/.installed-requirements
 # Which notebooks `make execute` runs: make execute NB=notebooks/01_double_backward.ipynb
 NB     ?= notebooks/[0-9]*.ipynb
 
-# Warnings raised in a cell name "<IPY-INPUT>", not a temporary file of this machine.
-export IPYKERNEL_CELL_NAME := <IPY-INPUT>
+# The same kernel environment as the tests (conftest.py): one intra-op thread, fixed hashing.
+export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
 .PHONY: help venv lab test execute diff student clean

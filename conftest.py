@@ -51,10 +51,11 @@ _LEAKS = [
 
 def pytest_configure(config: pytest.Config) -> None:
     # Kernels inherit this process's environment (also under pytest-xdist, whose workers
-    # start after this hook): warnings name "<IPY-INPUT>" instead of a temporary file, and
-    # figures are compared with figures/ instead of being written.
-    os.environ["IPYKERNEL_CELL_NAME"] = "<IPY-INPUT>"
+    # start after this hook). Figures are compared with figures/ instead of being written.
+    # One intra-op thread per kernel: the examples are tiny, two kernels run side by side on
+    # the cores, and `make execute` uses the same setting (Makefile).
     os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "1"
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("PYTHONHASHSEED", "0")
 
 

@@ -377,7 +377,35 @@ def save_figure(fig: Figure, name: str, show: bool = True) -> None:
 
 # --------------------------------------------------------------------------- anomaly mode
 
-_WARNING_LOCATION = re.compile(r'File "[^"]*", line \d+, in ')
+# A frame of the anomaly traceback, and the file names IPython gives notebook cells.
+_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line \d+, in (?P<func>.*)$')
+_CELL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$|^<ipython-input-|^<IPY-INPUT>")
+_INTERNAL = re.compile(r" \(Triggered internally at .*?\)", re.S)
+
+
+def _where(file: str) -> str:
+    if _CELL_FILE.search(file):
+        return "cell"
+    if re.search(r"[/\\]torch[/\\]", file):
+        return "torch"
+    return Path(file).name
+
+
+def _clean_anomaly_message(text: str) -> str:
+    """The anomaly warning, from the first notebook-cell frame on, without paths."""
+    lines = _INTERNAL.sub("", text).splitlines()
+    head, frames = lines[0], []  # frames: [header, code line?] of each stack frame
+    for line in lines[1:]:
+        m = _FRAME.match(line)
+        if m:
+            frames.append([f"  {_where(m['file'])}, in {m['func']}"])
+        elif frames and line.strip():
+            frames[-1].append(line.rstrip())
+    # Before the first cell frame come the kernel's own frames (runpy, asyncio, ipykernel):
+    # they say nothing about the error and differ between Jupyter front ends.
+    cells = [k for k, f in enumerate(frames) if f[0].startswith("  cell,")]
+    frames = frames[cells[0]:] if cells else frames
+    return "\n".join([head] + [line for frame in frames for line in frame])
 
 
 @contextmanager
@@ -385,9 +413,10 @@ def anomaly_report() -> Iterator[None]:
     """Run the block under ``torch.autograd.detect_anomaly()`` and print what it reports.
 
     Anomaly mode warns with the traceback of the forward call whose backward failed. That
-    traceback names files of this machine, so it is printed here with the locations
-    replaced by ``in <cell>`` / ``in torch``; the code lines, which are what matter, stay.
-    The error itself propagates unchanged.
+    traceback starts deep in the Jupyter kernel and names files of this machine, so it is
+    printed from the notebook's own code on, each frame as ``cell, in <function>`` (or
+    ``torch, in ...`` for PyTorch's code) followed by its line of code. The error itself
+    propagates unchanged.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -397,18 +426,8 @@ def anomaly_report() -> Iterator[None]:
         finally:
             for w in caught:
                 text = str(w.message)
-                if not text.startswith("Error detected in"):
-                    continue  # e.g. "Anomaly Detection has been enabled ..."
-                text = re.sub(r" \(Triggered internally at .*\)", "", text, flags=re.S)
-                lines = []
-                for line in text.splitlines():
-                    m = _WARNING_LOCATION.search(line)
-                    if m:
-                        where = "torch" if "site-packages" in line or "/torch/" in line else "cell"
-                        func = line[m.end() :]
-                        line = f"  in {where}, {func}"
-                    lines.append(line.rstrip())
-                print("\n".join(lines))
+                if text.startswith("Error detected in"):  # not "Anomaly Detection has been enabled"
+                    print(_clean_anomaly_message(text))
 
 
 # --------------------------------------------------------------------------- exercises

@@ -130,6 +130,28 @@ def test_anomaly_report_prints_the_forward_line_without_paths(capsys):
     assert "/" not in out.replace("//", "")
 
 
+def test_anomaly_message_starts_at_the_first_cell_frame():
+    raw = (
+        "Error detected in MulBackward0. Traceback of forward call that caused the error:\n"
+        '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+        '  File "/x/site-packages/ipykernel/kernelapp.py", line 768, in start\n'
+        "    self.io_loop.start()\n"
+        '  File "/tmp/ipykernel_15169/2870744025.py", line 4, in <module>\n'
+        "    h = f(x)\n"
+        '  File "/tmp/ipykernel_15169/232470873.py", line 4, in f\n'
+        "    return lin(x)\n"
+        '  File "/x/site-packages/torch/nn/modules/linear.py", line 134, in forward\n'
+        "    return F.linear(input, self.weight, self.bias)\n"
+        " (Triggered internally at /__w/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
+    )
+    assert at._clean_anomaly_message(raw).splitlines() == [
+        "Error detected in MulBackward0. Traceback of forward call that caused the error:",
+        "  cell, in <module>", "    h = f(x)",
+        "  cell, in f", "    return lin(x)",
+        "  torch, in forward", "    return F.linear(input, self.weight, self.bias)",
+    ]
+
+
 def test_check_answer(capsys):
     at.check_answer(..., 5)
     at.check_answer(torch.tensor([5.0]), 5)
