@@ -266,12 +266,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     tr = terminalreporter
     tr.section("notebook durations")
-    tr.write_line(f"{'notebook':<48} {'setup cell':>10} {'own cells':>10} {'total':>8}")
+    tr.write_line(f"{'notebook':<54} {'setup cell':>10} {'own cells':>10} {'total':>8}")
     for path in sorted(_times):
         t = _times[path]
         flag = "  OVER BUDGET" if path in _over_budget() else ""
         tr.write_line(
-            f"{path:<48} {t['imports']:9.2f}s {t['cells']:9.2f}s {t['total']:7.2f}s{flag}"
+            f"{path:<54} {t['imports']:9.2f}s {t['cells']:9.2f}s {t['total']:7.2f}s{flag}"
         )
     tr.write_line(
         f"(setup cell: imports; own cells: the rest, budget {CELL_TIME_BUDGET_S:.0f} s each; "
