@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch
+from matplotlib.patches import FancyArrowPatch, Patch
 
 __all__ = [
     "SavedTensor",
@@ -41,6 +41,7 @@ __all__ = [
     "SavedTensorTracker",
     "save_figure",
     "anomaly_report",
+    "printed_warnings",
     "check_answer",
     "FIGURES_DIR",
 ]
@@ -59,12 +60,18 @@ class SavedTensor:
     """One tensor a backward node saved during the forward pass."""
 
     name: str  # the attribute name without "_saved_", e.g. "self", "other", "result"
-    shape: tuple[int, ...] | None  # None if it was already freed before we ever saw it
-    alive: bool  # False once backward (without retain_graph) has freed it
+    shape: tuple[int, ...] | None  # None if it was already unreadable when we first looked
+    # "alive"; "FREED" once backward (without retain_graph) has freed it; "MODIFIED" when it
+    # was changed in place after it was saved, so that backward would refuse to use it.
+    state: str = "alive"
+
+    @property
+    def alive(self) -> bool:
+        return self.state == "alive"
 
     def __str__(self) -> str:
         shape = "?" if self.shape is None else f"[{', '.join(map(str, self.shape))}]"
-        return f"{self.name} {shape} {'alive' if self.alive else 'FREED'}"
+        return f"{self.name} (shape {shape}, {self.state})"
 
 
 @dataclass
@@ -78,6 +85,7 @@ class GraphNode:
     saved: list[SavedTensor] = field(default_factory=list)
     grad: torch.Tensor | None = None  # a leaf's .grad
     level: int = 0  # 0 for leaves, growing towards the loss
+    fn: Any = field(default=None, repr=False, compare=False)  # the autograd node itself
 
 
 def _saved_tensors(fn: Any) -> list[SavedTensor]:
@@ -90,8 +98,9 @@ def _saved_tensors(fn: Any) -> list[SavedTensor]:
     for name in names:
         try:
             value = getattr(fn, "_saved_" + name)
-        except RuntimeError:  # "Trying to backward through the graph a second time ..."
-            out.append(SavedTensor(name, memo.get(name), alive=False))
+        except RuntimeError as e:  # reading it raises what backward would raise
+            state = "MODIFIED" if "inplace operation" in str(e) else "FREED"
+            out.append(SavedTensor(name, memo.get(name), state))
             continue
         values = value if isinstance(value, (list, tuple)) else [value]
         for i, v in enumerate(values):
@@ -99,7 +108,7 @@ def _saved_tensors(fn: Any) -> list[SavedTensor]:
                 continue  # an undefined (None) saved tensor
             key = name if len(values) == 1 else f"{name}[{i}]"
             memo[key] = tuple(v.shape)
-            out.append(SavedTensor(key, tuple(v.shape), alive=True))
+            out.append(SavedTensor(key, tuple(v.shape)))
     return out
 
 
@@ -133,6 +142,7 @@ def walk_graph(
             node.inputs = [visit(nxt) for nxt, _ in fn.next_functions if nxt is not None]
             node.level = 1 + max((nodes[i].level for i in node.inputs), default=0)
         node.index = len(nodes)
+        node.fn = fn
         index_of[fn] = node.index
         nodes.append(node)
         return node.index
@@ -191,14 +201,21 @@ def draw_graph(
     names: Mapping[str, torch.Tensor] | None = None,
     title: str = "",
     ax: plt.Axes | None = None,
+    legend: bool = True,
+    mark: torch.Tensor | None = None,
+    mark_label: str = "marked",
 ) -> Figure:
     """Draw the backward graph with matplotlib, leaves on the left and the loss on the right.
 
-    Operation boxes list their saved tensors (green: alive, red: freed); leaf boxes show
-    ``.grad``. Arrows follow the forward pass; backward runs against them.
+    Operation boxes list their saved tensors (green: alive, red: freed, orange: modified in
+    place); leaf boxes show ``.grad``. Arrows follow the forward pass; backward runs against
+    them. ``legend`` adds a key to the colours under the drawing. ``mark``: the operations
+    of this tensor's own graph (a part of the drawn one) get a thick dashed outline,
+    called ``mark_label`` in the legend.
     """
     nodes = walk_graph(*roots, names=names)
     labels = _labels(nodes)
+    marked = {n.fn for n in walk_graph(mark) if not n.is_leaf} if mark is not None else set()
     # Column of a node: its distance from the loss, counted back from the right, so that
     # each leaf stands just before the first operation that uses it.
     depth = {n.index: 0 for n in nodes}
@@ -239,16 +256,17 @@ def draw_graph(
     boxes = {}
     for node, label in zip(nodes, labels):
         if node.is_leaf:
-            text, face, edge = f"{label}\n.grad = {_format_grad(node.grad)}", "#dbe9f6", "#3a6ea5"
+            text, (face, edge) = f"{label}\n.grad = {_format_grad(node.grad)}", _COLOURS["leaf"]
         else:
             text = "\n".join([label] + [str(s) for s in node.saved])
-            freed = any(not s.alive for s in node.saved)
-            face = "#f8d7d3" if freed else ("#d9f2d9" if node.saved else "#eeeeee")
-            edge = "#b03a2e" if freed else ("#2e7d32" if node.saved else "0.5")
+            state = "none" if not node.saved else next(
+                (s.state for s in node.saved if not s.alive), "alive")
+            face, edge = _COLOURS[state]
+        outline = dict(linewidth=2.2, linestyle="--") if node.fn in marked else {}
         boxes[node.index] = ax.text(
             *pos[node.index], text, ha="center", va="center", fontsize=8,
             family="monospace", zorder=2,
-            bbox=dict(boxstyle="round,pad=0.4", facecolor=face, edgecolor=edge),
+            bbox=dict(boxstyle="round,pad=0.4", facecolor=face, edgecolor=edge, **outline),
         )
     for node in nodes:
         for i in node.inputs:
@@ -260,7 +278,38 @@ def draw_graph(
             ))
     if title:
         ax.set_title(title, fontsize=10)
+    if legend:
+        shown = {"leaf"} | {
+            "none" if not n.saved else next((s.state for s in n.saved if not s.alive), "alive")
+            for n in nodes if not n.is_leaf
+        }
+        handles = [
+            Patch(facecolor=_COLOURS[k][0], edgecolor=_COLOURS[k][1], label=text)
+            for k, text in _LEGEND.items() if k in shown
+        ]
+        if marked:
+            handles.append(Patch(facecolor="white", edgecolor="0.2", linewidth=2.2,
+                                 linestyle="--", label=mark_label))
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles),
+                  fontsize=7, frameon=False, title="arrows: forward pass; backward runs against them",
+                  title_fontsize=7)
     return fig
+
+
+_COLOURS = {  # (face, edge) of a box
+    "leaf": ("#dbe9f6", "#3a6ea5"),
+    "none": ("#eeeeee", "0.5"),
+    "alive": ("#d9f2d9", "#2e7d32"),
+    "FREED": ("#f8d7d3", "#b03a2e"),
+    "MODIFIED": ("#fde9c8", "#c77800"),
+}
+_LEGEND = {
+    "leaf": "leaf tensor (its .grad)",
+    "none": "operation that saved nothing",
+    "alive": "saved tensors alive",
+    "FREED": "saved tensors freed by backward",
+    "MODIFIED": "saved tensor modified in place",
+}
 
 
 # --------------------------------------------------------------------------- memory
@@ -342,7 +391,7 @@ class SavedTensorTracker:
 
 def _render(fig: Figure) -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
     return buffer.getvalue()
 
 
@@ -428,6 +477,23 @@ def anomaly_report() -> Iterator[None]:
                 text = str(w.message)
                 if text.startswith("Error detected in"):  # not "Anomaly Detection has been enabled"
                     print(_clean_anomaly_message(text))
+
+
+@contextmanager
+def printed_warnings() -> Iterator[list[warnings.WarningMessage]]:
+    """Catch the warnings raised in the block and print each as ``Category: message``.
+
+    A warning left to Python goes to stderr with the file and line it came from, a path of
+    this machine; this prints what it says instead, without the C++ location that PyTorch's
+    own warnings end with. The caught warnings are also yielded, for a cell to inspect.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield caught
+        finally:
+            for w in caught:
+                print(f"{w.category.__name__}: {_INTERNAL.sub('', str(w.message))}")
 
 
 # --------------------------------------------------------------------------- exercises

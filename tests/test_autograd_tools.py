@@ -34,10 +34,10 @@ def test_walk_graph_finds_leaves_ops_and_saved_tensors():
 
 def test_describe_graph_shows_freed_tensors_and_grads_after_backward():
     w, x, y = small_graph()
-    assert "other [1] alive; self [1] alive" in at.describe_graph(y, names={"w": w, "x": x})
+    assert "other (shape [1], alive); self (shape [1], alive)" in at.describe_graph(y, names={"w": w, "x": x})
     y.backward()
     text = at.describe_graph(y, names={"w": w, "x": x})
-    assert "other [1] FREED; self [1] FREED" in text  # shapes remembered from the first walk
+    assert "other (shape [1], FREED); self (shape [1], FREED)" in text  # shapes remembered from the first walk
     assert "w               leaf, .grad = [5.0]" in text
     assert "x               leaf, .grad = [2.0]" in text
 
@@ -45,7 +45,24 @@ def test_describe_graph_shows_freed_tensors_and_grads_after_backward():
 def test_describe_graph_unknown_shape_when_freed_before_first_look():
     w, x, y = small_graph()
     y.backward()
-    assert "other ? FREED" in at.describe_graph(y)
+    assert "other (shape ?, FREED)" in at.describe_graph(y)
+
+
+def test_describe_graph_tells_modified_from_freed():
+    w = torch.ones(3, requires_grad=True)
+    h = w.exp()  # saves its result, h itself
+    y = (h * 2).sum()
+    h.add_(1)
+    assert "ExpBackward0  <- w  | saved: result (shape ?, MODIFIED)" in at.describe_graph(y, names={"w": w})
+
+
+def test_printed_warnings_prints_category_and_text_without_the_cpp_location(capsys):
+    import warnings
+
+    with at.printed_warnings() as caught:
+        warnings.warn("careful (Triggered internally at /build/torch/csrc/x.cpp:1.)", FutureWarning)
+    assert len(caught) == 1
+    assert capsys.readouterr().out == "FutureWarning: careful\n"
 
 
 def test_describe_graph_rejects_a_leaf():
@@ -164,3 +181,14 @@ def test_check_answer(capsys):
                   lambda: at.check_answer(1, check=lambda a: a > 2)]:
         with pytest.raises(AssertionError, match="Not right yet"):
             wrong()
+
+
+def test_draw_graph_marks_the_operations_of_a_sub_graph():
+    w, x, y = small_graph()
+    part = w + 1
+    z = y * part
+    fig = at.draw_graph(z, names={"w": w, "x": x}, mark=part, mark_label="part")
+    dashed = [t.get_text() for t in fig.axes[0].texts if t.get_bbox_patch().get_linestyle() == "--"]
+    assert dashed == ["AddBackward0#3"]
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][-1] == "part"
+    plt.close(fig)
