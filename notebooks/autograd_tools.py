@@ -228,8 +228,29 @@ def draw_graph(
         columns.setdefault(last - depth[node.index], []).append(node)
     n_cols = max(columns) + 1
     n_rows = max(len(c) for c in columns.values())
+
+    boxes: dict[int, tuple[str, str, str, dict[str, Any]]] = {}  # text, face, edge, outline
+    half_size: dict[int, tuple[float, float]] = {}  # each box's half width and height, in points
+    for node, label in zip(nodes, labels):
+        if node.is_leaf:
+            text, (face, edge) = f"{label}\n.grad = {_format_grad(node.grad)}", _COLOURS["leaf"]
+        else:
+            text = "\n".join([label] + [str(s) for s in node.saved])
+            state = "none" if not node.saved else next(
+                (s.state for s in node.saved if not s.alive), "alive")
+            face, edge = _COLOURS[state]
+        outline = dict(linewidth=2.2, linestyle="--") if node.fn in marked else {}
+        boxes[node.index] = (text, face, edge, outline)
+        lines = text.splitlines()
+        half_size[node.index] = (
+            (max(map(len, lines)) * _CHAR_EM + 2 * _PAD) * _FONT_PT / 2,
+            (len(lines) * _LINE_EM + 2 * _PAD) * _FONT_PT / 2,
+        )
     if ax is None:
-        fig, ax = plt.subplots(figsize=(max(4.0, 2.6 * n_cols), max(2.0, 1.5 * n_rows)))
+        # A column is as wide as the widest box plus room for arrows; a row as the tallest.
+        column_in = max(2.2, 2 * max(w for w, _ in half_size.values()) / 72 + 0.9)
+        row_in = max(1.1, 2 * max(h for _, h in half_size.values()) / 72 + 0.5)
+        fig, ax = plt.subplots(figsize=(max(4.0, column_in * n_cols), max(2.0, row_in * n_rows + 0.6)))
     else:
         fig = ax.figure
     # Place the columns from the loss back to the leaves; within a column, order the nodes
@@ -253,29 +274,16 @@ def draw_graph(
     ax.set_xlim(-0.6, n_cols - 0.4)
     ax.set_ylim(-n_rows / 2 - 0.1, n_rows / 2 + 0.1)
     ax.axis("off")
-    boxes = {}
-    for node, label in zip(nodes, labels):
-        if node.is_leaf:
-            text, (face, edge) = f"{label}\n.grad = {_format_grad(node.grad)}", _COLOURS["leaf"]
-        else:
-            text = "\n".join([label] + [str(s) for s in node.saved])
-            state = "none" if not node.saved else next(
-                (s.state for s in node.saved if not s.alive), "alive")
-            face, edge = _COLOURS[state]
-        outline = dict(linewidth=2.2, linestyle="--") if node.fn in marked else {}
-        boxes[node.index] = ax.text(
-            *pos[node.index], text, ha="center", va="center", fontsize=8,
+    for node in nodes:
+        text, face, edge, outline = boxes[node.index]
+        ax.text(
+            *pos[node.index], text, ha="center", va="center", fontsize=_FONT_PT,
             family="monospace", zorder=2,
-            bbox=dict(boxstyle="round,pad=0.4", facecolor=face, edgecolor=edge, **outline),
+            bbox=dict(boxstyle=f"round,pad={_PAD}", facecolor=face, edgecolor=edge, **outline),
         )
     for node in nodes:
         for i in node.inputs:
-            ax.add_patch(FancyArrowPatch(
-                pos[i], pos[node.index], arrowstyle="-|>", mutation_scale=12, color="0.4",
-                # drawn after the boxes, so that the box outlines they stop at are up to date
-                shrinkA=1, shrinkB=1, zorder=3,
-                patchA=boxes[i].get_bbox_patch(), patchB=boxes[node.index].get_bbox_patch(),
-            ))
+            ax.add_patch(_EdgeArrow(pos[i], pos[node.index], half_size[i], half_size[node.index]))
     if title:
         ax.set_title(title, fontsize=10)
     if legend:
@@ -294,6 +302,39 @@ def draw_graph(
                   fontsize=7, frameon=False, title="arrows: forward pass; backward runs against them",
                   title_fontsize=7)
     return fig
+
+
+# Box text: DejaVu Sans Mono (matplotlib's monospace font) at 8 pt; its glyphs are 0.602 em
+# wide, matplotlib spaces lines 1.2 em apart, and the box pads 0.4 em on every side.
+_FONT_PT, _CHAR_EM, _LINE_EM, _PAD = 8, 0.602, 1.2, 0.4
+
+
+def _to_edge(direction: np.ndarray, half: tuple[float, float]) -> float:
+    """How far (in points) a line leaving a box's centre along ``direction`` runs inside it."""
+    dx, dy = np.abs(direction) / np.hypot(*direction)
+    return min(half[0] / dx if dx else np.inf, half[1] / dy if dy else np.inf)
+
+
+class _EdgeArrow(FancyArrowPatch):
+    """An arrow between two box centres that stops at both boxes' edges.
+
+    The boxes' sizes follow from the monospace font, so the arrow is shortened by plain
+    geometry when it is drawn (with the axes' final layout), instead of being clipped against
+    the drawn boxes, which costs about a third of a graph's drawing time.
+    """
+
+    def __init__(self, start: tuple[float, float], end: tuple[float, float],
+                 half_start: tuple[float, float], half_end: tuple[float, float]) -> None:
+        super().__init__(start, end, arrowstyle="-|>", mutation_scale=12, color="0.4", zorder=1)
+        self._ends = (start, end)
+        self._halves = (half_start, half_end)
+
+    def draw(self, renderer: Any) -> None:
+        start, end = self.axes.transData.transform(self._ends)
+        direction = end - start  # only the angle matters, so pixels will do
+        self.shrinkA = _to_edge(direction, self._halves[0]) + 1
+        self.shrinkB = _to_edge(direction, self._halves[1]) + 1
+        super().draw(renderer)
 
 
 _COLOURS = {  # (face, edge) of a box
