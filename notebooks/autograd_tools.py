@@ -204,6 +204,7 @@ def draw_graph(
     legend: bool = True,
     mark: torch.Tensor | None = None,
     mark_label: str = "marked",
+    vertical: bool = False,
 ) -> Figure:
     """Draw the backward graph with matplotlib, leaves on the left and the loss on the right.
 
@@ -211,7 +212,8 @@ def draw_graph(
     place); leaf boxes show ``.grad``. Arrows follow the forward pass; backward runs against
     them. ``legend`` adds a key to the colours under the drawing. ``mark``: the operations
     of this tensor's own graph (a part of the drawn one) get a thick dashed outline,
-    called ``mark_label`` in the legend.
+    called ``mark_label`` in the legend. ``vertical``: leaves at the top and the loss at the
+    bottom, for long chains that would be too wide to read.
     """
     nodes = walk_graph(*roots, names=names)
     labels = _labels(nodes)
@@ -250,7 +252,9 @@ def draw_graph(
         # A column is as wide as the widest box plus room for arrows; a row as the tallest.
         column_in = max(2.2, 2 * max(w for w, _ in half_size.values()) / 72 + 0.9)
         row_in = max(1.1, 2 * max(h for _, h in half_size.values()) / 72 + 0.5)
-        fig, ax = plt.subplots(figsize=(max(4.0, column_in * n_cols), max(2.0, row_in * n_rows + 0.6)))
+        width, height = column_in * (n_rows if vertical else n_cols), row_in * (n_cols if vertical else n_rows)
+        fig, ax = plt.subplots(figsize=(max(4.0, width), max(2.0, height + 0.6)))
+        fig.subplots_adjust(left=0.01, right=0.99)  # the sizes above already leave the margins
     else:
         fig = ax.figure
     # Place the columns from the loss back to the leaves; within a column, order the nodes
@@ -271,8 +275,14 @@ def draw_graph(
         for row, node in enumerate(column):
             pos[node.index] = (float(level), (len(column) - 1) / 2 - row)
 
-    ax.set_xlim(-0.6, n_cols - 0.4)
-    ax.set_ylim(-n_rows / 2 - 0.1, n_rows / 2 + 0.1)
+    across, along = (-n_rows / 2 - 0.1, n_rows / 2 + 0.1), (-0.6, n_cols - 0.4)
+    if vertical:  # the level runs down the page, the position within a level across it
+        pos = {i: (-y, n_cols - 1 - x) for i, (x, y) in pos.items()}
+        ax.set_xlim(*across)
+        ax.set_ylim(*along)
+    else:
+        ax.set_xlim(*along)
+        ax.set_ylim(*across)
     ax.axis("off")
     for node in nodes:
         text, face, edge, outline = boxes[node.index]

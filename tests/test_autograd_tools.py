@@ -192,3 +192,12 @@ def test_draw_graph_marks_the_operations_of_a_sub_graph():
     assert dashed == ["AddBackward0#3"]
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][-1] == "part"
     plt.close(fig)
+
+
+def test_draw_graph_vertical_puts_leaves_on_top_and_the_root_at_the_bottom():
+    w, x, y = small_graph()
+    fig = at.draw_graph(y, names={"w": w, "x": x}, vertical=True)
+    heights = {t.get_text().split("\n")[0]: t.get_position()[1] for t in fig.axes[0].texts}
+    assert heights["w"] > heights["AddBackward0#1"] > heights["MulBackward0"]
+    assert fig.get_figheight() > fig.get_figwidth() / 2
+    plt.close(fig)
