@@ -558,25 +558,32 @@ def check_answer(answer: Any, expected: Any = None, *, check: Callable[[Any], bo
 
     ``answer is ...`` (the placeholder in a student copy) prints that the exercise is not
     answered yet and raises nothing, so a student copy still runs top to bottom. Otherwise
-    the answer is compared with ``expected`` (``torch.testing.assert_close`` for tensors and
-    numbers, ``==`` for anything else), or passed to ``check``, which returns True if right.
-    A wrong answer raises AssertionError saying what is wrong; a right one prints "Correct".
+    the answer is compared with ``expected`` (within float tolerance for tensors and numbers,
+    ``==`` for anything else), or passed to ``check``, which returns True if right. A wrong
+    answer raises AssertionError, without showing the expected value; a right one prints
+    "Correct.".
     """
     if answer is ...:
         print("Not answered yet: replace the ... in the exercise cell with your answer.")
         return
+    # A wrong answer is told so without the expected value: the check cells stay in the
+    # student copies, and a message that showed the answer would give it away.
     if check is not None:
         if not check(answer):
             raise AssertionError(f"Not right yet: {answer!r} does not pass this exercise's check.")
     elif isinstance(expected, (torch.Tensor, int, float)) and not isinstance(expected, bool):
         try:
             got = torch.as_tensor(answer, dtype=torch.float64)
-            want = torch.as_tensor(expected, dtype=torch.float64)
-            if got.numel() == want.numel():
-                got = got.reshape(want.shape)  # [5.] answers 5 as well
-            torch.testing.assert_close(got, want)
-        except (AssertionError, TypeError, RuntimeError, ValueError) as e:
-            raise AssertionError(f"Not right yet: expected {expected}, got {answer}.\n{e}") from None
+        except (TypeError, RuntimeError, ValueError):
+            raise AssertionError(f"Not right yet: expected a number or a tensor, got {answer!r}.") from None
+        want = torch.as_tensor(expected, dtype=torch.float64)
+        if got.numel() != want.numel():
+            raise AssertionError(
+                f"Not right yet: expected {want.numel()} value(s) (shape {list(want.shape)}), "
+                f"got shape {list(got.shape)}."
+            )
+        if not torch.allclose(got.reshape(want.shape), want, rtol=1.3e-6, atol=1e-5):  # [5.] answers 5
+            raise AssertionError(f"Not right yet: {answer} is not the expected value.")
     elif answer != expected:
-        raise AssertionError(f"Not right yet: expected {expected!r}, got {answer!r}.")
+        raise AssertionError(f"Not right yet: {answer!r} is not the expected answer.")
     print("Correct.")
