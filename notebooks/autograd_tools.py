@@ -2,11 +2,13 @@
 
 * ``describe_graph`` / ``draw_graph``: the real backward graph of a tensor, read from its
   ``grad_fn``: operation nodes, leaf tensors with their ``.grad``, and each node's saved
-  tensors with their shape and whether they are still alive or already freed.
+  tensors with their shape and whether they are alive, freed, or modified in place.
 * ``SavedTensorTracker``: how many bytes autograd holds for backward, measured with
   ``torch.autograd.graph.saved_tensors_hooks``.
 * ``save_figure``: writes a figure under ``figures/``, or checks it there during the tests.
-* ``anomaly_report``: what ``torch.autograd.detect_anomaly`` says, without machine paths.
+* ``anomaly_report``: what ``torch.autograd.detect_anomaly`` says, without machine paths;
+  ``printed_warnings``: warnings printed as ``Category: message``, without machine paths.
+* ``check_answer``: the check after an exercise ("Correct.", "Not answered yet", or why not).
 
 Everything printed here is deterministic (no object ids or addresses), so nbval can
 compare it word for word.
@@ -131,26 +133,44 @@ def walk_graph(
     index_of: dict[Any, int] = {}  # node object -> index; nodes are hashable but not weak-referable
     nodes: list[GraphNode] = []
 
-    def visit(fn: Any) -> int:
-        if fn in index_of:
-            return index_of[fn]
+    def inputs_of(fn: Any) -> list[Any]:
+        if type(fn).__name__ == "AccumulateGrad":
+            return []
+        return [nxt for nxt, _ in fn.next_functions if nxt is not None]
+
+    def add(fn: Any, inputs: list[int]) -> int:
         if type(fn).__name__ == "AccumulateGrad":
             leaf = fn.variable
-            node = GraphNode(0, _leaf_name(leaf, names), True, grad=leaf.grad)
+            node = GraphNode(len(nodes), _leaf_name(leaf, names), True, grad=leaf.grad, fn=fn)
         else:
-            node = GraphNode(0, type(fn).__name__, False, saved=_saved_tensors(fn))
-            node.inputs = [visit(nxt) for nxt, _ in fn.next_functions if nxt is not None]
-            node.level = 1 + max((nodes[i].level for i in node.inputs), default=0)
-        node.index = len(nodes)
-        node.fn = fn
+            node = GraphNode(len(nodes), type(fn).__name__, False, inputs=inputs,
+                             saved=_saved_tensors(fn), fn=fn)
+            node.level = 1 + max((nodes[i].level for i in inputs), default=0)
         index_of[fn] = node.index
         nodes.append(node)
         return node.index
 
+    # Depth-first, inputs before the node that uses them (post-order), with an explicit stack:
+    # a long chain (an RNN unrolled over many steps) would exceed Python's recursion limit.
     for root in roots:
         if root.grad_fn is None:
             raise ValueError("this tensor has no grad_fn: it is a leaf or does not require grad")
-        visit(root.grad_fn)
+        if root.grad_fn in index_of:
+            continue
+        stack = [(root.grad_fn, iter(inputs_of(root.grad_fn)), [])]
+        while stack:
+            fn, pending, inputs = stack[-1]
+            for nxt in pending:
+                if nxt in index_of:
+                    inputs.append(index_of[nxt])
+                else:
+                    stack.append((nxt, iter(inputs_of(nxt)), []))
+                    break
+            else:
+                stack.pop()
+                index = add(fn, inputs)
+                if stack:
+                    stack[-1][2].append(index)
     return nodes
 
 

@@ -201,3 +201,13 @@ def test_draw_graph_vertical_puts_leaves_on_top_and_the_root_at_the_bottom():
     assert heights["w"] > heights["AddBackward0#1"] > heights["MulBackward0"]
     assert fig.get_figheight() > fig.get_figwidth() / 2
     plt.close(fig)
+
+
+def test_walk_graph_handles_chains_longer_than_the_recursion_limit():
+    w = torch.ones(1, requires_grad=True)
+    h = w
+    for _ in range(sys.getrecursionlimit() + 100):
+        h = h * 1.0
+    nodes = at.walk_graph(h, names={"w": w})
+    assert nodes[0].label == "w" and len(nodes) == sys.getrecursionlimit() + 101
+    assert nodes[-1].level == sys.getrecursionlimit() + 100
