@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def stored_errors() -> dict[str, list[str]]:
     """'Type: message' -> the notebooks that store it."""
     found: dict[str, list[str]] = {}
-    for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
             for out in cell.get("outputs", []):
@@ -25,11 +25,15 @@ def stored_errors() -> dict[str, list[str]]:
     return found
 
 
-def readme_messages() -> list[str]:
+def diagnose_section() -> str:
     text = (ROOT / "README.md").read_text()
     section = re.search(r"^## Diagnose your error\n(.*?)(?=^## )", text, re.S | re.M)
     assert section, "README.md has no '## Diagnose your error' section"
-    messages = re.findall(r"^```text\n(.*?)\n```", section.group(1), re.S | re.M)
+    return section.group(1)
+
+
+def readme_messages() -> list[str]:
+    messages = re.findall(r"^```text\n(.*?)\n```", diagnose_section(), re.S | re.M)
     assert messages, "the Diagnose section lists no message in a ```text block"
     return messages
 
@@ -46,10 +50,9 @@ def test_every_message_in_the_readme_is_raised_by_a_notebook():
 def test_every_message_has_causes_with_a_fix_and_a_place():
     """Each message is followed by a table of causes (two messages in a row may share one),
     and every row names the cause, the fix and where a notebook shows it."""
-    section = re.search(r"^## Diagnose your error\n(.*?)(?=^## )", (ROOT / "README.md").read_text(), re.S | re.M)
     # the section as a sequence of ("message", text) and ("row", cells) items, in order
     items = []
-    for m in re.finditer(r"^```text\n(.*?)\n```$|^\|([^\n]*)\|$", section.group(1), re.S | re.M):
+    for m in re.finditer(r"^```text\n(.*?)\n```$|^\|([^\n]*)\|$", diagnose_section(), re.S | re.M):
         if m.group(1) is not None:
             items.append(("message", m.group(1)))
         elif "---" not in m.group(2):

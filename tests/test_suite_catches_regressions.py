@@ -76,6 +76,6 @@ def test_nbval_fails_on_each_wrong_stored_output(tmp_path: Path) -> None:
     summary = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert result.returncode == 1, result.stdout[-3000:]
     for name, cell in expected.items():
-        wanted = f"FAILED notebooks/{name}.ipynb::Cell {cell}"
+        wanted = f"FAILED notebooks/{name}.ipynb::Cell {cell} "  # the space: Cell 1 is not Cell 10
         assert any(line.startswith(wanted) for line in summary), (wanted, summary)
     assert len(summary) == len(MUTATIONS), summary
