@@ -255,12 +255,10 @@ def draw_graph(
     half_size: dict[int, tuple[float, float]] = {}  # each box's half width and height, in points
     for node, label in zip(nodes, labels):
         if node.is_leaf:
-            text, (face, edge) = f"{label}\n.grad = {_format_grad(node.grad)}", _COLOURS["leaf"]
+            text = f"{label}\n.grad = {_format_grad(node.grad)}"
         else:
             text = "\n".join([label] + [str(s) for s in node.saved])
-            state = "none" if not node.saved else next(
-                (s.state for s in node.saved if not s.alive), "alive")
-            face, edge = _COLOURS[state]
+        face, edge = _COLOURS[_box_kind(node)]
         outline = dict(linewidth=2.2, linestyle="--") if node.fn in marked else {}
         boxes[node.index] = (text, face, edge, outline)
         lines = text.splitlines()
@@ -317,10 +315,7 @@ def draw_graph(
     if title:
         ax.set_title(title, fontsize=10)
     if legend:
-        shown = {"leaf"} | {
-            "none" if not n.saved else next((s.state for s in n.saved if not s.alive), "alive")
-            for n in nodes if not n.is_leaf
-        }
+        shown = {_box_kind(n) for n in nodes}
         handles = [
             Patch(facecolor=_COLOURS[k][0], edgecolor=_COLOURS[k][1], label=text)
             for k, text in _LEGEND.items() if k in shown
@@ -365,6 +360,16 @@ class _EdgeArrow(FancyArrowPatch):
         self.shrinkA = _to_edge(direction, self._halves[0]) + 1
         self.shrinkB = _to_edge(direction, self._halves[1]) + 1
         super().draw(renderer)
+
+
+def _box_kind(node: GraphNode) -> str:
+    """Which colour a node's box gets: a leaf; an operation that saved nothing; or the state
+    of its saved tensors (the first one that is not alive, else "alive")."""
+    if node.is_leaf:
+        return "leaf"
+    if not node.saved:
+        return "none"
+    return next((s.state for s in node.saved if not s.alive), "alive")
 
 
 _COLOURS = {  # (face, edge) of a box
