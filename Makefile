@@ -71,7 +71,7 @@ student: $(STAMP)
 # After changing requirements.txt: re-pin everything it pulls in (review the diff).
 lock: $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
-	{ sed -n '1,4p' constraints.txt; $(BIN)/python -m pip freeze | grep -vi '^torch=='; } > constraints.txt.new
+	{ sed -n '1,5p' constraints.txt; $(BIN)/python -m pip freeze | grep -viE '^(torch|triton|nvidia-[a-z0-9-]+|cuda-[a-z-]+)=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt
 
 clean:

@@ -29,8 +29,8 @@ NOTEBOOKS = ROOT / "notebooks"
 # A notebook's own cells must run well under this, on a 2-core CPU (kernel start excluded).
 CELL_TIME_BUDGET_S = 3.0
 
-# Notebooks that are guides rather than one reproduced scenario: they have no bug/fix/claims.
-GUIDES = {"00_autograd_basics.ipynb", "08_field_guide.ipynb"}
+# A notebook is one reproduced scenario (bug, why, fix, claims) unless its metadata says it is a
+# guide: several cases, or the basics ("autograd_pitfalls": {"template": "guide"}).
 COMMON_SECTIONS = ["What you will learn", "Setup", "Exercise", "Summary", "Further reading"]
 SCENARIO_SECTIONS = [
     "What you will learn", "Setup", "The bug", "Why", "Fix", "Claims", "Exercise",
@@ -138,7 +138,10 @@ def check_sections(nb: Any, name: str) -> None:
     headings = _headings(nb)
     if not headings or nb.cells[0].cell_type != "markdown" or not nb.cells[0].source.startswith("# "):
         _fail(f"{name} cell 0: the notebook must open with a '# Title' markdown cell")
-    required = COMMON_SECTIONS if name in GUIDES else SCENARIO_SECTIONS
+    template = nb.metadata.get("autograd_pitfalls", {}).get("template", "scenario")
+    if template not in ("scenario", "guide"):
+        _fail(f"{name}: metadata autograd_pitfalls.template is {template!r}, not 'scenario' or 'guide'")
+    required = COMMON_SECTIONS if template == "guide" else SCENARIO_SECTIONS
     position = 0
     for section in required:
         found = [k for k, h in enumerate(headings) if h.lower().startswith(section.lower())]
