@@ -1,16 +1,26 @@
 # Everything runs inside .venv, created from requirements.txt on first use.
 #   make lab      open the notebooks in JupyterLab
 #   make test     re-run every notebook and compare every stored output (nbval) + checks
+#   make test TORCH=2.14.1   the same on an older tested release, in its own .venv-torch-2.14.1
+#   make test-releases       make test on every older release listed in releases.toml
+#   make bench    time each notebook's own cells and the suite against its floor (budgets)
 #   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
 #                 or after upgrading PyTorch); then review with `make diff`
 #   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
 #   make student  student copies in student/ (solutions removed, outputs cleared)
 #   make lock     after editing requirements.txt: re-pin what it pulls in (constraints.txt)
+# TORCH_INDEX=URL takes torch from another package index, e.g. PyTorch's CPU-only builds
+# (make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu); the rest still comes from PyPI.
 
 PYTHON ?= python3
-VENV   := .venv
+# Another PyTorch release than the one pinned in requirements.txt (an environment of its own).
+TORCH  ?=
+TORCH_INDEX ?=
+TORCH_VERSION := $(or $(TORCH),$(shell sed -n 's/^torch==//p' requirements.txt))
+VENV   := $(if $(TORCH),.venv-torch-$(TORCH),.venv)
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-requirements
+PIP    := $(BIN)/python -m pip install --disable-pip-version-check
 # Which notebooks `make execute` runs: make execute NB=notebooks/01_double_backward.ipynb
 NB     ?= notebooks/*.ipynb
 
@@ -18,17 +28,22 @@ NB     ?= notebooks/*.ipynb
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test execute diff student lock clean
+.PHONY: help venv lab test test-releases bench execute diff student lock clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
+# requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
+# gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
+# first (its dependencies then from PyPI, pinned by constraints.txt).
 $(STAMP): requirements.txt constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Python 3.11 or newer is needed (PYTHON=$(PYTHON))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt -c constraints.txt
+	sed 's/^torch==.*/torch==$(TORCH_VERSION)/' requirements.txt > $(VENV)/requirements.txt
+	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) torch==$(TORCH_VERSION))
+	$(PIP) -r $(VENV)/requirements.txt -c constraints.txt
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -54,18 +69,29 @@ test: $(STAMP)
 	  echo "make test changed the work tree:"; git status --short; exit 1; fi; \
 	exit $$status
 
+# The same suite on every older release in releases.toml, each in its own environment.
+OLDER_TORCH = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("releases.toml", "rb"))["older"])')
+test-releases:
+	@for release in $(OLDER_TORCH); do $(MAKE) --no-print-directory test TORCH=$$release || exit 1; done
+
+bench: $(STAMP)
+	$(BIN)/python -m testsuite.bench
+
+# Executed in one fresh kernel each, then saved as JupyterLab saves a notebook after a run
+# (adjacent outputs of one stream merged), so that a learner's Run-All and save changes nothing.
 execute: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB)
+	$(BIN)/jupyter nbconvert --to notebook --inplace --CoalesceStreamsPreprocessor.enabled=True $(NB)
 
 diff: $(STAMP)
 	$(BIN)/nbdiff --sources --outputs HEAD -- notebooks
 
-# A self-contained folder to hand out: notebooks, the helper module they import, figures.
+# A self-contained folder to hand out: notebooks, the helper modules they import, figures.
 student: $(STAMP)
 	rm -rf student
 	$(BIN)/jupyter nbconvert --config student_copies.py --output-dir student/notebooks $(NB)
-	cp notebooks/autograd_tools.py student/notebooks/
+	cp notebooks/*.py student/notebooks/
 	cp -r figures student/figures
 
 # After changing requirements.txt: re-pin everything it pulls in (review the diff).
@@ -75,4 +101,4 @@ lock: $(STAMP)
 	mv constraints.txt.new constraints.txt
 
 clean:
-	rm -rf $(VENV) student
+	rm -rf .venv .venv-torch-* student

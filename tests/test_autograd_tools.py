@@ -133,6 +133,12 @@ def test_save_figure_writes_once_then_checks(tmp_path, monkeypatch):
         at.save_figure(figure(1), "g.png", show=False)
     assert not (tmp_path / "g.png").exists()
 
+    monkeypatch.setenv(at.CHECK_FIGURES_ENV, "skip")  # another release: neither compared nor written
+    at.save_figure(figure(2), "f.png", show=False)
+    at.save_figure(figure(1), "g.png", show=False)
+    assert (tmp_path / "f.png").stat().st_mtime_ns == first
+    assert not (tmp_path / "g.png").exists()
+
 
 def test_anomaly_report_prints_the_forward_line_without_paths(capsys):
     w = torch.ones(3, requires_grad=True)

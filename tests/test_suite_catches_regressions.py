@@ -1,81 +1,91 @@
-"""The suite must fail on a wrong stored output: proved here on mutated copies of notebook 01.
+"""The suite must fail on a wrong stored output and on a broken student copy: proved here on
+one mutated copy of notebook 01, run by this repository's own suite (conftest.py, testsuite/,
+pytest.ini, releases.toml) in a separate pytest process, in one kernel.
 
-Three copies are each broken in one way that a regression would cause (a changed number, a
-changed error message, an error cell that no longer raises). nbval runs them in a separate
-pytest process; each must fail, and the failure must name the notebook and the cell.
+Four mutations, each in its own cell, each of a kind a regression would cause: a changed
+number, a changed error message, an error cell that no longer raises, and a check cell that
+needs a name only the solution defines (fine in the notebook, broken in the student copy).
+Exactly those four items must fail, each named by notebook and cell; everything else passes.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "notebooks" / "01_double_backward.ipynb"
+NOTEBOOK = "01_double_backward.ipynb"
+SUITE_FILES = ["conftest.py", "pytest.ini", "releases.toml", "requirements.txt",
+               "nbval-sanitize.cfg", "student_copies.py"]
 
 
 def _code_cells(nb):
     return [c for c in nb.cells if c.cell_type == "code"]
 
 
-def _change_number(nb) -> int:
+def _change_number(nb) -> str:
     for k, cell in enumerate(_code_cells(nb)):
         for out in cell.outputs:
             if out.output_type == "stream" and "dy/dw = 5.0" in out.text:
                 out.text = out.text.replace("dy/dw = 5.0", "dy/dw = 6.0")
-                return k
+                return f"Cell {k}"
     raise AssertionError("notebook 01 no longer prints 'dy/dw = 5.0'")
 
 
-def _change_error_message(nb) -> int:
+def _change_error_message(nb) -> str:
     for k, cell in enumerate(_code_cells(nb)):
         for out in cell.outputs:
             if out.output_type == "error":
                 out.evalue = out.evalue.replace("a second time", "twice")
-                return k
+                return f"Cell {k}"
     raise AssertionError("notebook 01 stores no error")
 
 
-def _error_no_longer_raised(nb) -> int:
-    for k, cell in enumerate(_code_cells(nb)):
-        if "raises-exception" in cell.metadata.get("tags", []):
-            cell.source = "y.detach()  # the error this cell stores is no longer raised"
-            return k
-    raise AssertionError("notebook 01 has no raises-exception cell")
+def _error_no_longer_raised(nb) -> str:
+    tagged = [k for k, c in enumerate(_code_cells(nb)) if "raises-exception" in c.metadata.get("tags", [])]
+    assert len(tagged) >= 2, "notebook 01 needs two raises-exception cells (one is mutated above)"
+    k = tagged[-1]
+    cell = _code_cells(nb)[k]  # the same code, its error caught: what it defines still exists
+    cell.source = "try:\n" + textwrap.indent(cell.source, "    ") + "\nexcept Exception:\n    pass"
+    return f"Cell {k}"
 
 
-MUTATIONS = {
-    "changed_number": _change_number,
-    "changed_error_message": _change_error_message,
-    "error_not_raised": _error_no_longer_raised,
-}
+def _student_copy_needs_the_solution(nb) -> str:
+    code = _code_cells(nb)
+    k = next(k for k, c in enumerate(code) if "solution" in c.metadata.get("tags", []))
+    code[k].source += "\n_defined_only_by_the_solution = 1"
+    code[k + 1].source = "_ = _defined_only_by_the_solution\n" + code[k + 1].source
+    removed_before = sum("solution" in c.metadata.get("tags", []) for c in code[:k + 1])
+    return f"student copy Cell {k + 1 - removed_before}"
 
 
-def test_nbval_fails_on_each_wrong_stored_output(tmp_path: Path) -> None:
-    # Same layout as the repository, so that the copies import the helper and find figures/.
+MUTATIONS = [_change_number, _change_error_message, _error_no_longer_raised,
+             _student_copy_needs_the_solution]
+
+
+def test_the_suite_fails_on_each_mutation_and_nothing_else(tmp_path: Path) -> None:
+    for name in SUITE_FILES:
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "testsuite", tmp_path / "testsuite",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "figures", tmp_path / "figures")
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(ROOT / "notebooks" / "autograd_tools.py", tmp_path / "notebooks")
-    expected = {}
-    for name, mutate in MUTATIONS.items():
-        nb = nbformat.read(SOURCE, as_version=4)
-        expected[name] = mutate(nb)
-        nbformat.write(nb, tmp_path / "notebooks" / f"{name}.ipynb")
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks",
+                    ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
+    nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
+    expected = {mutate(nb) for mutate in MUTATIONS}
+    assert len(expected) == len(MUTATIONS), expected  # four different cells
+    nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOK)
 
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
-         "-p", "no:xdist", "-q", "-rf", "--rootdir", str(tmp_path), "-c", os.devnull, "notebooks"],
+        [sys.executable, "-m", "pytest", "-n", "0", "-rf", f"notebooks/{NOTEBOOK}"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "AUTOGRAD_PITFALLS_CHECK_FIGURES": "1"},
     )
-    summary = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    failed = {line.split("::", 1)[1].split(" - ")[0]
+              for line in result.stdout.splitlines() if line.startswith("FAILED ")}
     assert result.returncode == 1, result.stdout[-3000:]
-    for name, cell in expected.items():
-        wanted = f"FAILED notebooks/{name}.ipynb::Cell {cell} "  # the space: Cell 1 is not Cell 10
-        assert any(line.startswith(wanted) for line in summary), (wanted, summary)
-    assert len(summary) == len(MUTATIONS), summary
+    assert failed == expected, (sorted(failed), sorted(expected), result.stdout[-3000:])

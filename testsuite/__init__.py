@@ -1,0 +1,1 @@
+"""The collection's test suite beside nbval (wired into pytest by conftest.py), and `make bench`."""

@@ -1,0 +1,118 @@
+"""`make bench`: how long the suite takes, against the floor, and each notebook's own cells.
+
+The floor is the least any nbval suite of this collection can take: as many notebooks as
+notebooks/ holds, each of which only starts a kernel and imports torch and matplotlib, run by
+nbval with the same workers as the suite. The suite and the floor run in turn, RUNS times
+each; the ratio is the median of the pairwise ratios, so a machine that slows down for a
+while affects both sides of a pair alike.
+
+Budgets (the benchmark exits 1 if one is broken; `make test` never fails on time):
+each notebook's own cells (every code cell but the setup cell, kernel start excluded) under
+OWN_CELLS_BUDGET_S on a 2-core CPU, and the suite within SUITE_TO_FLOOR_BUDGET times the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+OWN_CELLS_BUDGET_S = 3.0
+SUITE_TO_FLOOR_BUDGET = 2.0
+FLOOR_CELL = "import matplotlib.pyplot\nimport torch"
+
+
+def _timed(command: list[str], cwd: Path) -> float:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"bench: {' '.join(command)} failed (exit {result.returncode}):\n{result.stdout[-2000:]}")
+    return elapsed
+
+
+def _write_floor(folder: Path, count: int) -> None:
+    for k in range(count):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_CELL)])
+        nbformat.write(nb, folder / f"floor_{k:02d}.ipynb")
+
+
+def _cell_times(report: Path) -> dict[str, dict[str, float]]:
+    """Per notebook, from pytest's JUnit XML (call durations): the setup cell, the own cells
+    and the student copy."""
+    times: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for case in ET.parse(report).iter("testcase"):
+        notebook, name = case.get("classname", ""), case.get("name", "")
+        if not notebook.endswith(".ipynb"):
+            continue
+        seconds = float(case.get("time", 0))
+        if name == "Cell 0":
+            times[notebook]["setup cell"] += seconds
+        elif name.startswith("Cell "):
+            times[notebook]["own cells"] += seconds
+        elif name.startswith("student copy"):
+            times[notebook]["student copy"] += seconds
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of the suite and of the floor (default 3)")
+    runs = parser.parse_args().runs
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        floor_dir, reports = Path(tmp) / "floor", Path(tmp)
+        floor_dir.mkdir()
+        _write_floor(floor_dir, len(notebooks))
+        floor_cmd = [python, "-m", "pytest", "--nbval", "--nbval-current-env", "-n", "auto",
+                     "--dist", "loadscope", "-p", "no:cacheprovider", "-q", "-c", os.devnull,
+                     "--rootdir", str(floor_dir), str(floor_dir)]
+        suite, floor, per_notebook = [], [], []
+        for k in range(runs):
+            print(f"run {k + 1} of {runs}: suite ...", end=" ", flush=True)
+            report = reports / f"run{k}.xml"
+            suite.append(_timed([python, "-m", "pytest", f"--junitxml={report}",
+                                 "-o", "junit_duration_report=call", "-o", "junit_family=xunit1"], ROOT))
+            print(f"{suite[-1]:.1f} s; floor ...", end=" ", flush=True)
+            floor.append(_timed(floor_cmd, floor_dir))
+            print(f"{floor[-1]:.1f} s")
+            per_notebook.append(_cell_times(report))
+
+    print(f"\n{'notebook':<52} {'setup cell':>10} {'own cells':>10} {'student copy':>13}")
+    broken = []
+    for nb in sorted(per_notebook[0]):
+        med = {what: statistics.median(run[nb][what] for run in per_notebook)
+               for what in ("setup cell", "own cells", "student copy")}
+        flag = ""
+        if med["own cells"] > OWN_CELLS_BUDGET_S:
+            flag = "  OVER BUDGET"
+            broken.append(f"{nb}: own cells {med['own cells']:.2f} s > {OWN_CELLS_BUDGET_S:.0f} s")
+        print(f"{nb:<52} {med['setup cell']:9.2f}s {med['own cells']:9.2f}s {med['student copy']:12.2f}s{flag}")
+    ratio = statistics.median(s / f for s, f in zip(suite, floor))
+    print(f"\n(medians of {runs} runs; setup cell: imports; own cells: every other code cell, "
+          f"budget {OWN_CELLS_BUDGET_S:.0f} s each on a 2-core CPU; student copy: its run in the "
+          "same kernel)")
+    print(f"suite {statistics.median(suite):.1f} s, floor {statistics.median(floor):.1f} s "
+          f"({len(notebooks)} notebooks that only import torch and matplotlib): "
+          f"ratio {ratio:.2f} (budget {SUITE_TO_FLOOR_BUDGET:.1f})")
+    if ratio > SUITE_TO_FLOOR_BUDGET:
+        broken.append(f"suite/floor ratio {ratio:.2f} > {SUITE_TO_FLOOR_BUDGET:.1f}")
+    for line in broken:
+        print("BUDGET BROKEN:", line)
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

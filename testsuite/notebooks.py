@@ -1,0 +1,45 @@
+"""Reading a notebook once per run, and making its student copy (the `make student` path)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def read_notebook(path: Path) -> Any:
+    """The notebook as stored (read once per run and file version; callers must not modify it)."""
+    return _read(Path(path), Path(path).stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=None)
+def _read(path: Path, mtime_ns: int) -> Any:
+    return nbformat.read(path, as_version=nbformat.NO_CONVERT)
+
+
+def student_copy(nb: Any) -> Any:
+    """The student copy of a notebook, made by nbconvert with student_copies.py (as `make student`)."""
+    from nbconvert.exporters import NotebookExporter
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("student_copies.py", path=str(ROOT)).load_config()
+    body, _ = NotebookExporter(config=config).from_notebook_node(nb)
+    return nbformat.reads(body, as_version=4)
+
+
+def output_text(outputs: list[Any]) -> str:
+    """What a list of outputs shows as text: stream text, text/plain, and errors as 'Type: message'."""
+    parts = []
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            parts.append(out.get("text", ""))
+        elif out.get("output_type") == "error":
+            parts.append(f"{out.get('ename')}: {out.get('evalue')}\n")
+        else:
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "".join(parts)
