@@ -65,7 +65,7 @@ diff: $(STAMP)
 student: $(STAMP)
 	rm -rf student
 	$(BIN)/jupyter nbconvert --config student_copies.py --output-dir student/notebooks $(NB)
-	cp notebooks/autograd_tools.py student/notebooks/
+	cp notebooks/*.py student/notebooks/
 	cp -r figures student/figures
 
 # After changing requirements.txt: re-pin everything it pulls in (review the diff).
