@@ -1,5 +1,5 @@
 # Everything runs inside .venv, created from requirements.txt on first use.
-#   make lab      open the notebooks in JupyterLab
+#   make lab      open JupyterLab on the repository: README.md first, the notebooks, figures/
 #   make test     re-run every notebook and compare every stored output (nbval) + checks
 #   make test TORCH=2.14.1   the same on an older tested release, in its own .venv-torch-2.14.1
 #   make test-releases       make test on every older release listed in releases.toml
@@ -43,14 +43,18 @@ $(STAMP): requirements.txt constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	sed 's/^torch==.*/torch==$(TORCH_VERSION)/' requirements.txt > $(VENV)/requirements.txt
 	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) torch==$(TORCH_VERSION))
-	$(PIP) -r $(VENV)/requirements.txt -c constraints.txt
-	touch $(STAMP)
-
-venv: $(STAMP)
-
-# JupyterLab refuses to start as root unless told to (containers, CI machines).
+	$(PIP) -r $(VENV)/requirements.txt -c constr# Rooted at the repository, so that README.md (its index of errors), the notebooks and figures/
+# are all reachable; README.md opens first. lab/overrides.json, copied to where JupyterLab
+# reads default settings (its application settings directory), shows Markdown files rendered,
+# so README's links open the notebooks. JupyterLab refuses to start as root unless told to
+# (containers, CI machines). LAB_OPTIONS passes more options, e.g. --no-browser --port=8888.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+LAB_OPTIONS ?=
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	mkdir -p $(LAB_SETTINGS) && cp lab/overrides.json $(LAB_SETTINGS)/overrides.json
+	$(BIN)/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/README.md $(LAB_OPTIONS)
+
+ $(filter 0,$(shell id -u)),--allow-root)
 
 # The work tree must be the same after the tests as before (figures are compared, not
 # written). The fingerprint covers what git reports, the content of every change and of
