@@ -1,12 +1,13 @@
 """One kernel per notebook: nbval's run of the notebook, then its student copy.
 
 nbval starts a kernel, runs every code cell and compares its outputs with the stored ones
-(items ``Cell N``). In the same kernel, after ``%reset -f -s`` deletes every name the
-notebook defined (a soft reset: the hard one spends 0.5 s in two full garbage collections), the
-student copy (solutions removed, outputs cleared: the `make student` path) runs top to
-bottom (items ``student copy Cell N``): no cell may raise unless tagged raises-exception,
-and every check cell must print "Not answered yet". Reusing the kernel saves a kernel start
-and ``import torch`` per notebook; the modules stay imported, nothing else is kept.
+(items ``Cell N``). In the same kernel, once every name the notebook defined is deleted
+(``%reset -f`` would do it too, but spends 0.5 s in two full garbage collections, and
+``%reset -f -s`` keeps names that start with an underscore), the student copy (solutions
+removed, outputs cleared: the `make student` path) runs top to bottom (items
+``student copy Cell N``): no cell may raise unless tagged raises-exception, and every check
+cell must print "Not answered yet". Reusing the kernel saves a kernel start and
+``import torch`` per notebook; the modules stay imported, nothing else is kept.
 
 Cells declared in releases.toml for the installed release get the outcome of their
 declaration (see ``judge_declared_difference``).
@@ -26,6 +27,11 @@ from testsuite.notebooks import output_text, read_notebook, student_copy
 from testsuite.releases import Difference
 
 NOT_ANSWERED = "Not answered yet"
+# Deletes every name a new kernel would not have (IPython's own names are in user_ns_hidden).
+RESET_NAMESPACE = """\
+for name in [n for n in get_ipython().user_ns if n not in get_ipython().user_ns_hidden]:
+    del get_ipython().user_ns[name]
+del name"""
 
 
 class NotebookRun(IPyNbFile):
@@ -45,8 +51,8 @@ class NotebookRun(IPyNbFile):
         if missing:
             raise pytest.UsageError(f"releases.toml names cells {missing} that {name} does not have")
 
-        reset = nbformat.v4.new_code_cell("%reset -f -s")
-        yield StudentCopyCell.from_parent(self, name="student copy: %reset -f -s", cell_num=0,
+        reset = nbformat.v4.new_code_cell(RESET_NAMESPACE)
+        yield StudentCopyCell.from_parent(self, name="student copy: fresh namespace", cell_num=0,
                                           cell=reset, options=defaultdict(bool))
         copy = student_copy(read_notebook(self.path))
         for k, cell in enumerate(c for c in copy.cells if c.cell_type == "code"):
