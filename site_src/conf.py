@@ -36,6 +36,9 @@ exclude_patterns = [".*", "**/.*", "site", "student", "tests", "testsuite", "sit
 
 # The stored outputs are what the site shows: nbval checks them against the pinned PyTorch.
 nb_execution_mode = "off"
+# Stored errors are one "Type: message" line (IPython's minimal mode), not tracebacks: shown as
+# plain text. The traceback lexer fails on some messages (a backtick in DDP's) and warns.
+nb_render_error_lexer = "text"
 # Headings get GitHub-style anchors, so that README's `[For teachers](#for-teachers)` works.
 myst_heading_anchors = 3
 myst_enable_extensions = ["dollarmath", "amsmath"]
