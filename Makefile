@@ -105,9 +105,10 @@ student: $(STAMP)
 	cp -r figures student/figures
 
 # The static site: Sphinx with myst-nb renders README.md and notebooks/*.ipynb from their stored
-# outputs (settings in site_src/conf.py). Any warning fails the build; then every internal link
-# and image of the built pages must resolve (site_src/check_site.py), and the work tree must
-# be as it was (everything is written under site/, which git ignores).
+# outputs (settings in site_src/conf.py). Any warning fails the build; then every notebook must
+# have its page and every internal link and image of the built pages must resolve
+# (site_src/check_site.py), and the work tree must be as it was (everything is written under
+# site/, which git ignores).
 site: $(STAMP)
 	@rm -rf site; before="$$($(TREE_STATE))"; \
 	$(BIN)/sphinx-build -q -W --keep-going -b html -c site_src . site && \

@@ -1,8 +1,9 @@
-"""Check a built site: every internal link and image of every page resolves.
+"""Check a built site: every notebook has its page, every internal link and image resolves.
 
     python site_src/check_site.py site
 
-For each HTML file under the site folder, every `href` and `src` that points inside the
+Each notebooks/*.ipynb of the repository must have its page (site/notebooks/NN_x.html). For
+each HTML file under the site folder, every `href` and `src` that points inside the
 site (no scheme, no `//host`) must name a file that exists, and a `#fragment` must name an
 element id (or anchor name) of that page. Prints each broken one and exits 1 if any.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 LINK_ATTRIBUTES = {"href", "src"}
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 class PageReader(HTMLParser):
@@ -75,17 +77,26 @@ def broken_links(site: Path) -> list[str]:
     return broken
 
 
+def missing_pages(site: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
+    """The notebooks that have no page in the site."""
+    return [nb.name for nb in sorted(notebooks.glob("*.ipynb"))
+            if not (site / "notebooks" / f"{nb.stem}.html").is_file()]
+
+
 def main(argv: list[str]) -> int:
     site = Path(argv[1] if len(argv) > 1 else "site")
     if not (site / "index.html").is_file():
         print(f"{site}/index.html is missing: build the site first (make site)")
         return 1
+    missing = missing_pages(site)
+    for name in missing:
+        print("no page for", name)
     broken = broken_links(site)
     for line in broken:
         print("broken link:", line)
     pages = len(pages_of(site.resolve()))
     print(f"{pages} pages checked, {len(broken)} broken internal links or images")
-    return 1 if broken else 0
+    return 1 if broken or missing else 0
 
 
 if __name__ == "__main__":

@@ -40,3 +40,13 @@ def test_broken_links_are_found_and_good_ones_pass(tmp_path: Path) -> None:
 
 def test_a_site_without_index_fails(tmp_path: Path) -> None:
     assert check_site.main(["check_site", str(tmp_path)]) == 1
+
+
+def test_every_notebook_needs_a_page(tmp_path: Path) -> None:
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for name in ("00_a.ipynb", "01_b.ipynb"):
+        (notebooks / name).write_text("{}", encoding="utf-8")
+    site = tmp_path / "site"
+    write(site / "notebooks" / "00_a.html", "")
+    assert check_site.missing_pages(site, notebooks) == ["01_b.ipynb"]
