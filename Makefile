@@ -1,5 +1,5 @@
 # Everything runs inside .venv, created from requirements.txt on first use.
-#   make lab      open the notebooks in JupyterLab
+#   make lab      open JupyterLab on the repository: README.md first, the notebooks, figures/
 #   make test     re-run every notebook and compare every stored output (nbval) + checks
 #   make test TORCH=2.14.1   the same on an older tested release, in its own .venv-torch-2.14.1
 #   make test-releases       make test on every older release listed in releases.toml
@@ -8,6 +8,9 @@
 #                 or after upgrading PyTorch); then review with `make diff`
 #   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
 #   make student  student copies in student/ (solutions removed, outputs cleared)
+#   make site     the collection as a static website in site/ (open site/index.html), from the
+#                 stored outputs; fails on any warning or broken link. Launch buttons:
+#                 make site SITE_REPOSITORY_URL=https://github.com/you/repo
 #   make lock     after editing requirements.txt: re-pin what it pulls in (constraints.txt)
 # TORCH_INDEX=URL takes torch from another package index, e.g. PyTorch's CPU-only builds
 # (make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu); the rest still comes from PyPI.
@@ -28,11 +31,11 @@ NB     ?= notebooks/*.ipynb
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test test-releases bench execute diff student lock clean
+.PHONY: help venv lab test test-releases bench execute diff student site lock clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 
 # requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
 # gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
@@ -48,9 +51,16 @@ $(STAMP): requirements.txt constraints.txt
 
 venv: $(STAMP)
 
-# JupyterLab refuses to start as root unless told to (containers, CI machines).
+# Rooted at the repository, so that README.md (its index of errors), the notebooks and figures/
+# are all reachable; README.md opens first. lab/overrides.json, copied to where JupyterLab
+# reads default settings (its application settings directory), shows Markdown files rendered,
+# so README's links open the notebooks. JupyterLab refuses to start as root unless told to
+# (containers, CI machines). LAB_OPTIONS passes more options, e.g. --no-browser --port=8888.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+LAB_OPTIONS ?=
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	mkdir -p $(LAB_SETTINGS) && cp lab/overrides.json $(LAB_SETTINGS)/overrides.json
+	$(BIN)/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/README.md $(LAB_OPTIONS)
 
 # The work tree must be the same after the tests as before (figures are compared, not
 # written). The fingerprint covers what git reports, the content of every change and of
@@ -94,6 +104,20 @@ student: $(STAMP)
 	cp notebooks/*.py student/notebooks/
 	cp -r figures student/figures
 
+# The static site: Sphinx with myst-nb renders README.md and notebooks/*.ipynb from their stored
+# outputs (settings in site_src/conf.py). Any warning fails the build; then every notebook must
+# have its page and every internal link and image of the built pages must resolve
+# (site_src/check_site.py), and the work tree must be as it was (everything is written under
+# site/, which git ignores).
+site: $(STAMP)
+	@rm -rf site; before="$$($(TREE_STATE))"; \
+	$(BIN)/sphinx-build -q -W --keep-going -b html -c site_src . site && \
+	$(BIN)/python site_src/check_site.py site || exit 1; \
+	rm -rf site/.doctrees; \
+	if [ "$$before" != "$$($(TREE_STATE))" ]; then \
+	  echo "make site changed the work tree:"; git status --short; exit 1; fi; \
+	echo "Open site/index.html"
+
 # After changing requirements.txt: re-pin everything it pulls in (review the diff).
 lock: $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
@@ -101,4 +125,4 @@ lock: $(STAMP)
 	mv constraints.txt.new constraints.txt
 
 clean:
-	rm -rf .venv .venv-torch-* student
+	rm -rf .venv .venv-torch-* student site
