@@ -1,13 +1,18 @@
-"""One kernel per notebook: nbval's run of the notebook, then its student copy.
+"""One kernel per notebook: nbval's run of the notebook, and its student copy in that kernel.
 
 nbval starts a kernel, runs every code cell and compares its outputs with the stored ones
-(items ``Cell N``). In the same kernel, once every name the notebook defined is deleted
-(``%reset -f`` would do it too, but spends 0.5 s in two full garbage collections, and
-``%reset -f -s`` keeps names that start with an underscore), the student copy (solutions
-removed, outputs cleared: the `make student` path) runs top to bottom (items
-``student copy Cell N``): no cell may raise unless tagged raises-exception, and every check
-cell must print "Not answered yet". Reusing the kernel saves a kernel start and
-``import torch`` per notebook; the modules stay imported, nothing else is kept.
+(items ``Cell N``). The student copy (solutions removed, outputs cleared: the `make student`
+path) must run top to bottom (items ``student copy Cell N``): no cell may raise unless tagged
+raises-exception, and every check cell must print "Not answered yet".
+
+The copy is the notebook itself up to the first solution cell, so that part is not run twice:
+when nbval reaches the first solution, the namespace and torch's random state are saved, the
+rest of the copy runs (exactly as it would in a fresh kernel), then namespace and random state
+are put back and nbval goes on with the solutions, whose outputs are still compared, so that
+anything else the copy changed would fail there rather than pass unseen. A notebook whose last
+cells change state outside the namespace (notebook 15 closes its process group) says so in its
+metadata ("autograd_pitfalls": {"student_copy": "after"}): its copy runs whole after the
+notebook, once every name the notebook defined is deleted.
 
 Cells declared in releases.toml for the installed release get the outcome of their
 declaration (see ``judge_declared_difference``).
@@ -32,6 +37,20 @@ RESET_NAMESPACE = """\
 for name in [n for n in get_ipython().user_ns if n not in get_ipython().user_ns_hidden]:
     del get_ipython().user_ns[name]
 del name"""
+# Run in a namespace of its own, so that saving and restoring bind no name in the notebook's;
+# the restoring function is kept on the shell object.
+_SAVE_STATE_CODE = """
+import torch
+saved, rng = dict(shell.user_ns), torch.random.get_rng_state()
+def restore():
+    for name in [n for n in shell.user_ns if n not in saved]:
+        del shell.user_ns[name]
+    shell.user_ns.update(saved)
+    torch.random.set_rng_state(rng)
+shell.restore_student_copy_state = restore
+"""
+SAVE_STATE = f"exec({_SAVE_STATE_CODE!r}, {{'shell': get_ipython()}})"
+RESTORE_STATE = "get_ipython().restore_student_copy_state()"
 
 
 class NotebookRun(IPyNbFile):
@@ -42,23 +61,37 @@ class NotebookRun(IPyNbFile):
     def collect(self) -> Iterator[pytest.Item]:
         yield from check_items(self)
         name = self.path.name
-        ids = set()
-        for item in super().collect():
-            ids.add(item.cell.get("id"))
+        cells = list(super().collect())
+        for item in cells:
             item.declared_difference = self.differences.get((name, item.cell.get("id")))
-            yield item
+        ids = {item.cell.get("id") for item in cells}
         missing = sorted(cell for nb, cell in self.differences if nb == name and cell not in ids)
         if missing:
             raise pytest.UsageError(f"releases.toml names cells {missing} that {name} does not have")
 
-        reset = nbformat.v4.new_code_cell(RESET_NAMESPACE)
-        yield StudentCopyCell.from_parent(self, name="student copy: fresh namespace", cell_num=0,
-                                          cell=reset, options=defaultdict(bool))
-        copy = student_copy(read_notebook(self.path))
-        for k, cell in enumerate(c for c in copy.cells if c.cell_type == "code"):
-            options = defaultdict(bool, find_metadata_tags(cell.metadata))
+        copy = [c for c in student_copy(read_notebook(self.path)).cells if c.cell_type == "code"]
+        if self.nb.metadata.get("autograd_pitfalls", {}).get("student_copy") == "after":
+            yield from cells
+            yield self._extra_cell("student copy: fresh namespace", RESET_NAMESPACE)
+            yield from self._copy_cells(copy, start=0)
+            return
+        first_solution = next((k for k, item in enumerate(cells)
+                               if "solution" in item.cell.metadata.get("tags", [])), len(cells))
+        yield from cells[:first_solution]
+        yield self._extra_cell("student copy: save the state", SAVE_STATE)
+        yield from self._copy_cells(copy, start=first_solution)
+        yield self._extra_cell("student copy: restore the state", RESTORE_STATE)
+        yield from cells[first_solution:]
+
+    def _copy_cells(self, copy: list[Any], start: int) -> Iterator[StudentCopyCell]:
+        for k in range(start, len(copy)):
+            options = defaultdict(bool, find_metadata_tags(copy[k].metadata))
             yield StudentCopyCell.from_parent(self, name=f"student copy Cell {k}", cell_num=k,
-                                              cell=cell, options=options)
+                                              cell=copy[k], options=options)
+
+    def _extra_cell(self, name: str, source: str) -> StudentCopyCell:
+        return StudentCopyCell.from_parent(self, name=name, cell_num=0, options=defaultdict(bool),
+                                           cell=nbformat.v4.new_code_cell(source))
 
 
 class StudentCopyCell(IPyNbCell):
