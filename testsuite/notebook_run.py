@@ -54,7 +54,8 @@ RESTORE_STATE = "get_ipython().restore_student_copy_state()"
 
 
 class NotebookRun(IPyNbFile):
-    """The checks on a notebook file, nbval's items for its cells, then its student copy's."""
+    """The checks on a notebook file, then nbval's items for its cells with the student copy's
+    items run between the last cell before the first solution and that solution."""
 
     differences: dict[tuple[str, str], Difference] = {}  # set by conftest for the installed release
 
@@ -77,6 +78,9 @@ class NotebookRun(IPyNbFile):
             return
         first_solution = next((k for k, item in enumerate(cells)
                                if "solution" in item.cell.metadata.get("tags", [])), len(cells))
+        if [c.source for c in copy[:first_solution]] != [i.cell.source for i in cells[:first_solution]]:
+            raise pytest.UsageError(f"the student copy of {name} differs from the notebook before the "
+                                    "first solution: its run cannot start from the notebook's state")
         yield from cells[:first_solution]
         yield self._extra_cell("student copy: save the state", SAVE_STATE)
         yield from self._copy_cells(copy, start=first_solution)
