@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 import nbformat
 import pytest
 
-from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy
+from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
 
 COMMON_SECTIONS = ["What you will learn", "Setup", "Exercise", "Summary", "Further reading"]
 SCENARIO_SECTIONS = [
@@ -186,9 +186,9 @@ def check_figures_saved(nb: Any, name: str) -> None:
 
 
 def check_student_copy(nb: Any, name: str) -> None:
-    """The copy holds no solution and no output. (It is run top to bottom after the notebook,
-    in the same kernel: testsuite/notebook_run.py.)"""
-    copy = student_copy(nb)
+    """The copy holds no solution and no output. (It is run in the notebook's kernel:
+    testsuite/notebook_run.py.)"""
+    copy = student_copy_of(NOTEBOOKS / name)
     for i, cell in enumerate(copy.cells):
         if "solution" in cell.metadata.get("tags", []):
             _fail(f"{name} student copy cell {i}: a solution cell is left")

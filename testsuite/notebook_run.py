@@ -28,7 +28,7 @@ import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, find_metadata_tags
 
 from testsuite.notebook_checks import check_items
-from testsuite.notebooks import output_text, read_notebook, student_copy
+from testsuite.notebooks import output_text, student_copy_of
 from testsuite.releases import Difference
 
 NOT_ANSWERED = "Not answered yet"
@@ -70,7 +70,7 @@ class NotebookRun(IPyNbFile):
         if missing:
             raise pytest.UsageError(f"releases.toml names cells {missing} that {name} does not have")
 
-        copy = [c for c in student_copy(read_notebook(self.path)).cells if c.cell_type == "code"]
+        copy = [c for c in student_copy_of(self.path).cells if c.cell_type == "code"]
         if self.nb.metadata.get("autograd_pitfalls", {}).get("student_copy") == "after":
             yield from cells
             yield self._extra_cell("student copy: fresh namespace", RESET_NAMESPACE)

@@ -22,6 +22,16 @@ def _read(path: Path, mtime_ns: int) -> Any:
     return nbformat.read(path, as_version=nbformat.NO_CONVERT)
 
 
+def student_copy_of(path: Path) -> Any:
+    """The student copy of the notebook stored at ``path`` (made once per run and file version)."""
+    return _student_copy_of(Path(path), Path(path).stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=None)
+def _student_copy_of(path: Path, mtime_ns: int) -> Any:
+    return student_copy(_read(path, mtime_ns))
+
+
 def student_copy(nb: Any) -> Any:
     """The student copy of a notebook, made by nbconvert with student_copies.py (as `make student`)."""
     from nbconvert.exporters import NotebookExporter
