@@ -97,12 +97,10 @@ execute: $(STAMP)
 diff: $(STAMP)
 	$(BIN)/nbdiff --sources --outputs HEAD -- notebooks
 
-# A self-contained folder to hand out: notebooks, the helper modules they import, figures.
+# A self-contained folder to hand out (classroom/release.py): nbgrader's release of every
+# notebook, the helper modules they import, figures/, a README and requirements for students.
 student: $(STAMP)
-	rm -rf student
-	$(BIN)/jupyter nbconvert --config student_copies.py --output-dir student/notebooks $(NB)
-	cp notebooks/*.py student/notebooks/
-	cp -r figures student/figures
+	$(BIN)/python -m classroom.release student $(wildcard $(NB))
 
 # The static site: Sphinx with myst-nb renders README.md and notebooks/*.ipynb from their stored
 # outputs (settings in site_src/conf.py). Any warning fails the build; then every notebook must

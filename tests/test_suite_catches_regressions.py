@@ -1,11 +1,12 @@
 """The suite must fail on a wrong stored output and on a broken student copy: proved here on
 one mutated copy of notebook 01, run by this repository's own suite (conftest.py, testsuite/,
-pytest.ini, releases.toml) in a separate pytest process, in one kernel.
+pytest.ini, releases.toml, classroom/) in a separate pytest process, in one kernel.
 
-Four mutations, each in its own cell, each of a kind a regression would cause: a changed
-number, a changed error message, an error cell that no longer raises, and a check cell that
-needs a name only the solution defines (fine in the notebook, broken in the student copy).
-Exactly those four items must fail, each named by notebook and cell; everything else passes.
+Five mutations, each of a kind a regression would cause: a changed number, a changed error
+message, an error cell that no longer raises, a check cell that needs a name only the solution
+defines (fine in the notebook, broken in the student copy), and a check cell that gives the
+answer away in the student copy. Exactly those five items must fail, each named by notebook and
+cell; everything else passes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = "01_double_backward.ipynb"
 SUITE_FILES = ["conftest.py", "pytest.ini", "releases.toml", "requirements.txt",
-               "nbval-sanitize.cfg", "student_copies.py"]
+               "nbval-sanitize.cfg"]
 
 
 def _code_cells(nb):
@@ -57,28 +58,34 @@ def _error_no_longer_raised(nb) -> str:
 
 def _student_copy_needs_the_solution(nb) -> str:
     code = _code_cells(nb)
-    k = next(k for k, c in enumerate(code) if "solution" in c.metadata.get("tags", []))
-    code[k].source += "\n_defined_only_by_the_solution = 1"
+    k = next(k for k, c in enumerate(code) if c.metadata.get("nbgrader", {}).get("solution"))
+    code[k].source = code[k].source.replace(
+        "### END SOLUTION", "_defined_only_by_the_solution = 1\n### END SOLUTION")
     code[k + 1].source = "_ = _defined_only_by_the_solution\n" + code[k + 1].source
-    removed_before = sum("solution" in c.metadata.get("tags", []) for c in code[:k + 1])
-    return f"student copy Cell {k + 1 - removed_before}"
+    return f"student copy Cell {k + 1}"  # nbgrader keeps every cell: the numbers stay
+
+
+def _check_gives_the_answer_away(nb) -> str:
+    test = [c for c in _code_cells(nb) if c.metadata.get("nbgrader", {}).get("grade")][-1]
+    test.source = '# in case you wonder: answer = "q"\n' + test.source
+    return "check student copy gives nothing away"
 
 
 MUTATIONS = [_change_number, _change_error_message, _error_no_longer_raised,
-             _student_copy_needs_the_solution]
+             _student_copy_needs_the_solution, _check_gives_the_answer_away]
 
 
 def test_the_suite_fails_on_each_mutation_and_nothing_else(tmp_path: Path) -> None:
     for name in SUITE_FILES:
         shutil.copy(ROOT / name, tmp_path / name)
-    shutil.copytree(ROOT / "testsuite", tmp_path / "testsuite",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("testsuite", "classroom"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "figures", tmp_path / "figures")
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks",
                     ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
     nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
     expected = {mutate(nb) for mutate in MUTATIONS}
-    assert len(expected) == len(MUTATIONS), expected  # four different cells
+    assert len(expected) == len(MUTATIONS), expected  # five different items
     nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOK)
 
     result = subprocess.run(

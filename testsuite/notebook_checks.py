@@ -2,8 +2,8 @@
 items named ``notebooks/NN_x.ipynb::check <what>``: valid nbformat, executed top to bottom,
 ``raises-exception`` tags and error outputs agree, nothing machine-specific in stored outputs,
 no cell opting out of nbval's comparison, every image checked through save_figure, the
-sections of the notebook template, a seed, every exercise with a solution and a check, and a
-student copy without solutions.
+sections of the notebook template, a seed, every exercise in nbgrader's format, and a student
+copy that gives no exercise away (testsuite/exercises.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 import nbformat
 import pytest
 
+from testsuite.exercises import exercise_problems, student_copy_problems
 from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
 
 COMMON_SECTIONS = ["What you will learn", "Setup", "Exercise", "Summary", "Further reading"]
@@ -152,17 +153,9 @@ def check_setup_seeds(nb: Any, name: str) -> None:
 
 
 def check_exercises(nb: Any, name: str) -> None:
-    code = _code_cells(nb)
-    solutions = [k for k, (_, c) in enumerate(code) if "solution" in c.metadata.get("tags", [])]
-    if not solutions:
-        _fail(f"{name}: no exercise solution (a code cell tagged 'solution')")
-    for k in solutions:
-        i, cell = code[k]
-        nxt = code[k + 1][1] if k + 1 < len(code) else None
-        if nxt is None or "check" not in nxt.metadata.get("tags", []):
-            _fail(f"{name} {_where(i, cell)}: the code cell after a solution must be tagged 'check'")
-        if "check_answer(" not in nxt.source:
-            _fail(f"{name} {_where(code[k + 1][0], nxt)}: a check cell must call check_answer(...)")
+    problems = exercise_problems(nb)
+    if problems:
+        _fail(f"{name}: " + "; ".join(problems))
 
 
 _OPT_OUTS = re.compile(r"^\s*#\s*NBVAL_(IGNORE_OUTPUT|SKIP|RAISES_EXCEPTION|CHECK_OUTPUT)", re.M)
@@ -186,18 +179,10 @@ def check_figures_saved(nb: Any, name: str) -> None:
 
 
 def check_student_copy(nb: Any, name: str) -> None:
-    """The copy holds no solution and no output. (It is run in the notebook's kernel:
-    testsuite/notebook_run.py.)"""
-    copy = student_copy_of(NOTEBOOKS / name)
-    for i, cell in enumerate(copy.cells):
-        if "solution" in cell.metadata.get("tags", []):
-            _fail(f"{name} student copy cell {i}: a solution cell is left")
-        if cell.cell_type == "code" and (cell.outputs or cell.execution_count):
-            _fail(f"{name} student copy cell {i}: outputs not cleared")
-    solutions = [c.source for c in nb.cells if "solution" in c.metadata.get("tags", [])]
-    left = [s for s in solutions if any(s in c.source for c in copy.cells)]
-    if left:
-        _fail(f"{name} student copy: solution code is left: {left[0][:80]!r}")
+    """The copy gives no exercise away. (It is run in the notebook's kernel: testsuite/notebook_run.py.)"""
+    problems = student_copy_problems(nb, student_copy_of(NOTEBOOKS / name))
+    if problems:
+        _fail(f"{name} student copy: " + "; ".join(problems))
 
 
 CHECKS: dict[str, Callable[[Any, str], None]] = {
@@ -210,8 +195,8 @@ CHECKS: dict[str, Callable[[Any, str], None]] = {
     "saved as Jupyter saves it": check_saved_as_jupyter_saves,
     "sections of the notebook template": check_sections,
     "fixed seed": check_setup_seeds,
-    "exercises have solution and check": check_exercises,
-    "student copy without solutions": check_student_copy,
+    "exercises gradable by nbgrader": check_exercises,
+    "student copy gives nothing away": check_student_copy,
 }
 
 

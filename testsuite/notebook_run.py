@@ -1,8 +1,8 @@
 """One kernel per notebook: nbval's run of the notebook, and its student copy in that kernel.
 
 nbval starts a kernel, runs every code cell and compares its outputs with the stored ones
-(items ``Cell N``). The student copy (solutions removed, outputs cleared: the `make student`
-path) must run top to bottom (items ``student copy Cell N``): no cell may raise unless tagged
+(items ``Cell N``). The student copy (nbgrader's release: solutions and hidden tests removed, outputs
+cleared; the `make student` path) must run top to bottom (items ``student copy Cell N``): no cell may raise unless tagged
 raises-exception, and every check cell must print "Not answered yet".
 
 The copy is the notebook itself up to the first solution cell, so that part is not run twice:
@@ -27,6 +27,7 @@ import nbformat
 import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, find_metadata_tags
 
+from testsuite.exercises import is_graded_test, is_solution
 from testsuite.notebook_checks import check_items
 from testsuite.notebooks import output_text, student_copy_of
 from testsuite.releases import Difference
@@ -76,8 +77,7 @@ class NotebookRun(IPyNbFile):
             yield self._extra_cell("student copy: fresh namespace", RESET_NAMESPACE)
             yield from self._copy_cells(copy, start=0)
             return
-        first_solution = next((k for k, item in enumerate(cells)
-                               if "solution" in item.cell.metadata.get("tags", [])), len(cells))
+        first_solution = next((k for k, item in enumerate(cells) if is_solution(item.cell)), len(cells))
         if [c.source for c in copy[:first_solution]] != [i.cell.source for i in cells[:first_solution]]:
             raise pytest.UsageError(f"the student copy of {name} differs from the notebook before the "
                                     "first solution: its run cannot start from the notebook's state")
@@ -104,7 +104,7 @@ class StudentCopyCell(IPyNbCell):
 
     def runtest(self) -> None:
         super().runtest()
-        if "check" in self.cell.metadata.get("tags", []):
+        if is_graded_test(self.cell):
             printed = output_text(self.test_outputs or [])
             if NOT_ANSWERED not in printed:
                 raise NbCellError(

@@ -1,4 +1,4 @@
-"""Reading a notebook once per run, and making its student copy (the `make student` path)."""
+"""Reading a notebook once per run, and its student copy (made as `make student` makes it)."""
 
 from __future__ import annotations
 
@@ -29,17 +29,9 @@ def student_copy_of(path: Path) -> Any:
 
 @lru_cache(maxsize=None)
 def _student_copy_of(path: Path, mtime_ns: int) -> Any:
+    from classroom.release import student_copy
+
     return student_copy(_read(path, mtime_ns))
-
-
-def student_copy(nb: Any) -> Any:
-    """The student copy of a notebook, made by nbconvert with student_copies.py (as `make student`)."""
-    from nbconvert.exporters import NotebookExporter
-    from traitlets.config.loader import PyFileConfigLoader
-
-    config = PyFileConfigLoader("student_copies.py", path=str(ROOT)).load_config()
-    body, _ = NotebookExporter(config=config).from_notebook_node(nb)
-    return nbformat.reads(body, as_version=4)
 
 
 def output_text(outputs: list[Any]) -> str:
