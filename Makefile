@@ -7,7 +7,8 @@
 #   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
 #                 or after upgrading PyTorch); then review with `make diff`
 #   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
-#   make student  student copies in student/ (solutions removed, outputs cleared)
+#   make student  student copies in student/, through nbgrader (no solutions, no expected values)
+#   make grade SUBMISSIONS=DIR   autograde DIR/<student>/*.ipynb with nbgrader: DIR/grades.csv
 #   make site     the collection as a static website in site/ (open site/index.html), from the
 #                 stored outputs; fails on any warning or broken link. Launch buttons:
 #                 make site SITE_REPOSITORY_URL=https://github.com/you/repo
@@ -31,11 +32,11 @@ NB     ?= notebooks/*.ipynb
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test test-releases bench execute diff student site lock clean
+.PHONY: help venv lab test test-releases bench execute diff student grade site lock clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 # requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
 # gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
@@ -101,6 +102,12 @@ diff: $(STAMP)
 # notebook, the helper modules they import, figures/, a README and requirements for students.
 student: $(STAMP)
 	$(BIN)/python -m classroom.release student $(wildcard $(NB))
+
+# DIR holds one folder per student with the notebooks they handed in (classroom/grade.py).
+SUBMISSIONS ?=
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (one folder per student)"; exit 2; }
+	$(BIN)/python -m classroom.grade $(SUBMISSIONS)
 
 # The static site: Sphinx with myst-nb renders README.md and notebooks/*.ipynb from their stored
 # outputs (settings in site_src/conf.py). Any warning fails the build; then every notebook must

@@ -5,7 +5,9 @@ For every notebook in notebooks/ pytest collects:
 * ``notebooks/NN_x.ipynb::check <what>``: checks on the stored file (testsuite/notebook_checks.py);
 * ``notebooks/NN_x.ipynb::Cell N``: nbval re-runs each code cell in one fresh kernel and
   compares its outputs with the stored ones; then, in the same kernel,
-  ``student copy Cell N``: the student copy runs top to bottom (testsuite/notebook_run.py).
+  ``student copy Cell N``: the student copy runs top to bottom (testsuite/notebook_run.py);
+* ``notebooks/NN_x.ipynb::graded by nbgrader``: three synthetic submissions autograded by
+  nbgrader get the points they should (testsuite/grading.py), on the pinned release.
 
 It also sets the environment the kernels need for reproducible outputs, and applies
 releases.toml: the suite runs on the pinned PyTorch release or on one of the older releases
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from testsuite.grading import close_course
 from testsuite.notebook_run import NotebookRun, judge_declared_difference
 from testsuite.notebooks import NOTEBOOKS
 from testsuite.releases import differences_for, installed_release, older_releases, pinned_release
@@ -32,6 +35,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"requirements.txt) and on {', '.join(older_releases())} (releases.toml). Use `make "
             "test`, or `make test TORCH=<one of those>`.")
     NotebookRun.differences = differences_for(release)
+    NotebookRun.graded_by_nbgrader = release == pinned  # grading does not depend on the release
     # Kernels inherit this process's environment (also under pytest-xdist, whose workers
     # start after this hook). Figures are compared with figures/ on the pinned release (they
     # are drawn from that release's results); on an older one they are neither compared nor
@@ -53,6 +57,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.suffix == ".ipynb" and file_path.parent == NOTEBOOKS:
         return NotebookRun.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    close_course()
 
 
 @pytest.hookimpl(hookwrapper=True)

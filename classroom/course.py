@@ -12,10 +12,10 @@ import os
 import shutil
 import sys
 import tempfile
+import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -24,12 +24,33 @@ ASSIGNMENT = "autograd_pitfalls"
 CODE_STUB = "# YOUR CODE HERE"
 
 
-@dataclass
 class Course:
-    """A course directory and the nbgrader API working on it."""
+    """A course directory whose assignment holds some notebooks, and nbgrader working on it."""
 
-    root: Path
-    api: object  # nbgrader.apps.NbGraderAPI
+    def __init__(self, root: Path, notebooks: list[Path]) -> None:
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config import Config
+
+        self.root = root
+        source = root / "source" / ASSIGNMENT
+        source.mkdir(parents=True)
+        for path in [*notebooks, *sorted(NOTEBOOKS.glob("*.py"))]:
+            shutil.copy(path, source / path.name)
+        config = Config()
+        config.CourseDirectory.root = str(root)
+        config.CourseDirectory.db_url = self.db_url
+        config.NbGrader.logfile = str(root / "nbgrader.log")
+        config.ClearSolutions.code_stub = {"python": CODE_STUB}
+        config.Execute.timeout = 120
+        # Kernels talk over local sockets in the course directory: private, and without the
+        # warning ipykernel prints on stderr for every kernel that uses unencrypted TCP.
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = str(root / "kernel")
+        self.api = NbGraderAPI(config=config)
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.root / 'gradebook.db'}"
 
     @property
     def release(self) -> Path:
@@ -38,44 +59,55 @@ class Course:
     def submitted(self, student: str) -> Path:
         return self.root / "submitted" / student / ASSIGNMENT
 
-    @property
-    def db_url(self) -> str:
-        return f"sqlite:///{self.root / 'gradebook.db'}"
+    def generate(self) -> None:
+        """nbgrader generate_assignment: the gradebook learns the test cells; release/ is written."""
+        with _nbgrader_environment():
+            _succeeded(self.api.generate_assignment(ASSIGNMENT), "make the assignment from the notebooks")
+
+    def autograde(self, student: str) -> None:
+        """nbgrader autograde of what ``submitted(student)`` holds."""
+        with _nbgrader_environment():
+            _succeeded(self.api.autograde(ASSIGNMENT, student), f"autograde {student}'s notebooks")
+
+    def add_empty_submission(self, student: str) -> None:
+        """A submission of nothing: every grade of the assignment stays empty (0 points)."""
+        from nbgrader.api import Gradebook
+
+        with _nbgrader_environment(), Gradebook(self.db_url) as gradebook:
+            gradebook.update_or_create_student(student)
+            gradebook.add_submission(ASSIGNMENT, student)
 
 
 @contextmanager
 def course(notebooks: list[Path]) -> Iterator[Course]:
-    """A temporary course whose assignment holds ``notebooks`` and the helper modules they import.
-
-    Figures are neither compared nor written while nbgrader runs notebooks (they are not graded).
-    """
-    from nbgrader.apps import NbGraderAPI
-    from traitlets.config import Config
-
+    """A temporary course whose assignment holds ``notebooks`` and the helper modules."""
     with tempfile.TemporaryDirectory(prefix="autograd-pitfalls-course-") as tmp:
-        root = Path(tmp)
-        source = root / "source" / ASSIGNMENT
-        source.mkdir(parents=True)
-        for path in [*notebooks, *sorted(NOTEBOOKS.glob("*.py"))]:
-            shutil.copy(path, source / path.name)
-        config = Config()
-        config.CourseDirectory.root = str(root)
-        config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
-        config.NbGrader.logfile = str(root / "nbgrader.log")
-        config.ClearSolutions.code_stub = {"python": CODE_STUB}
-        config.Execute.timeout = 120
-        saved_env = dict(os.environ)
-        # nbgrader runs `alembic` (installed beside it) to set up its gradebook.
-        os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "skip"
-        try:
-            yield Course(root, NbGraderAPI(config=config))
-        finally:
-            os.environ.clear()
-            os.environ.update(saved_env)
+        yield Course(Path(tmp), notebooks)
 
 
-def run(result: dict, what: str) -> None:
+@contextmanager
+def _nbgrader_environment() -> Iterator[None]:
+    """While nbgrader works: `alembic` (installed beside it) on PATH, figures neither compared
+    nor written (they are not graded), and no SQLAlchemy warnings about nbgrader's own code."""
+    from sqlalchemy.exc import SAWarning
+
+    saved = {name: os.environ.get(name) for name in ("PATH", "AUTOGRAD_PITFALLS_CHECK_FIGURES")}
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{saved['PATH'] or ''}"
+    os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "skip"
+    try:
+        with warnings.catch_warnings():
+            # nbgrader 0.9.6 adds gradebook rows in a way SQLAlchemy 2 warns about (harmless).
+            warnings.filterwarnings("ignore", category=SAWarning)
+            yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _succeeded(result: dict[str, Any], what: str) -> None:
     """Raise with nbgrader's own log when one of its operations failed."""
     if not result.get("success"):
         raise RuntimeError(f"nbgrader could not {what}:\n{result.get('log', '')}\n{result.get('error', '')}")

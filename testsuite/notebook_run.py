@@ -1,9 +1,10 @@
 """One kernel per notebook: nbval's run of the notebook, and its student copy in that kernel.
 
 nbval starts a kernel, runs every code cell and compares its outputs with the stored ones
-(items ``Cell N``). The student copy (nbgrader's release: solutions and hidden tests removed, outputs
-cleared; the `make student` path) must run top to bottom (items ``student copy Cell N``): no cell may raise unless tagged
-raises-exception, and every check cell must print "Not answered yet".
+(items ``Cell N``). The student copy (nbgrader's release: solutions and hidden tests removed,
+outputs cleared; the `make student` path) must run top to bottom (items ``student copy Cell
+N``): no cell may raise unless tagged raises-exception, and every graded test cell must print
+"Not answered yet".
 
 The copy is the notebook itself up to the first solution cell, so that part is not run twice:
 when nbval reaches the first solution, the namespace and torch's random state are saved, the
@@ -13,6 +14,8 @@ anything else the copy changed would fail there rather than pass unseen. A noteb
 cells change state outside the namespace (notebook 15 closes its process group) says so in its
 metadata ("autograd_pitfalls": {"student_copy": "after"}): its copy runs whole after the
 notebook, once every name the notebook defined is deleted.
+
+Last, on the pinned release, the notebook is graded by nbgrader (testsuite/grading.py).
 
 Cells declared in releases.toml for the installed release get the outcome of their
 declaration (see ``judge_declared_difference``).
@@ -28,6 +31,7 @@ import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, find_metadata_tags
 
 from testsuite.exercises import is_graded_test, is_solution
+from testsuite.grading import GradedByNbgrader
 from testsuite.notebook_checks import check_items
 from testsuite.notebooks import output_text, student_copy_of
 from testsuite.releases import Difference
@@ -59,6 +63,7 @@ class NotebookRun(IPyNbFile):
     items run between the last cell before the first solution and that solution."""
 
     differences: dict[tuple[str, str], Difference] = {}  # set by conftest for the installed release
+    graded_by_nbgrader = True  # set by conftest: on the pinned release only
 
     def collect(self) -> Iterator[pytest.Item]:
         yield from check_items(self)
@@ -76,6 +81,7 @@ class NotebookRun(IPyNbFile):
             yield from cells
             yield self._extra_cell("student copy: fresh namespace", RESET_NAMESPACE)
             yield from self._copy_cells(copy, start=0)
+            yield from self._grading()
             return
         first_solution = next((k for k, item in enumerate(cells) if is_solution(item.cell)), len(cells))
         if [c.source for c in copy[:first_solution]] != [i.cell.source for i in cells[:first_solution]]:
@@ -86,6 +92,11 @@ class NotebookRun(IPyNbFile):
         yield from self._copy_cells(copy, start=first_solution)
         yield self._extra_cell("student copy: restore the state", RESTORE_STATE)
         yield from cells[first_solution:]
+        yield from self._grading()
+
+    def _grading(self) -> Iterator[pytest.Item]:
+        if self.graded_by_nbgrader:
+            yield GradedByNbgrader.from_parent(self, name="graded by nbgrader")
 
     def _copy_cells(self, copy: list[Any], start: int) -> Iterator[StudentCopyCell]:
         for k in range(start, len(copy)):

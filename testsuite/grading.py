@@ -1,0 +1,98 @@
+"""Each notebook graded by nbgrader, as a teacher grades it (`make grade`): three synthetic
+submissions, autograded in a course made from the notebooks (classroom/course.py).
+
+* the full solutions (the notebook itself, outputs cleared): every exercise gets its points;
+* the untouched student copy: every exercise gets 0;
+* the full solutions but for one wrong answer (the first exercise's solution ends with
+  ``answer = None``): exactly that exercise loses its points.
+
+nbgrader's own release of each notebook must also equal the student copy the rest of the suite
+runs (classroom/release.py), so that both are made the same way. One course per test process,
+made on first use and removed when the session ends.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from testsuite.exercises import END_SOLUTION, exercises
+from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
+
+_course: Any = None
+_cleanup = ExitStack()
+
+
+def _shared_course() -> Any:
+    """The course of this test process, with every notebook's assignment generated."""
+    global _course
+    if _course is None:
+        from classroom.course import course
+
+        _course = _cleanup.enter_context(course(sorted(NOTEBOOKS.glob("*.ipynb"))))
+        _course.generate()
+    return _course
+
+
+def close_course() -> None:
+    """Remove this process's course directory (at the end of the session)."""
+    global _course
+    _cleanup.close()
+    _course = None
+
+
+def synthetic_submissions(nb: Any, copy: Any) -> dict[str, Any]:
+    """The three submissions of notebook ``nb`` whose student copy is ``copy``."""
+    full = nbformat.from_dict(nb)
+    full = nbformat.reads(nbformat.writes(full), as_version=4)
+    for cell in full.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    wrong = nbformat.reads(nbformat.writes(full), as_version=4)
+    first = wrong.cells[exercises(nb)[0].solution_index]
+    first.source = first.source.replace(END_SOLUTION, f"answer = None\n{END_SOLUTION}")
+    return {"full": full, "untouched": copy, "one-wrong": wrong}
+
+
+def expected_points(nb: Any, label: str) -> dict[str, float]:
+    found = exercises(nb)
+    if label == "untouched":
+        return {ex.grade_id: 0.0 for ex in found}
+    return {ex.grade_id: 0.0 if (label == "one-wrong" and k == 0) else ex.points for k, ex in enumerate(found)}
+
+
+class GradedByNbgrader(pytest.Item):
+    """nbgrader's release and autograde of one notebook give the expected points."""
+
+    def runtest(self) -> None:
+        from nbgrader.api import Gradebook
+
+        name, nb = self.path.name, read_notebook(self.path)
+        course = _shared_course()
+        if nbformat.read(course.release / name, as_version=4) != student_copy_of(self.path):
+            raise AssertionError(f"nbgrader's release of {name} differs from the student copy "
+                                 "classroom/release.py makes")
+        problems = []
+        for label, submission in synthetic_submissions(nb, student_copy_of(self.path)).items():
+            student = f"{self.path.stem}-{label}"
+            course.submitted(student).mkdir(parents=True)
+            nbformat.write(submission, course.submitted(student) / name)
+            course.autograde(student)
+            with Gradebook(course.db_url) as gradebook:
+                graded = gradebook.find_submission_notebook(self.path.stem, "autograd_pitfalls", student)
+                got = {g.name: float(g.score or 0) for g in graded.grades}
+            want = expected_points(nb, label)
+            if got != want:
+                problems.append(f"{label}: nbgrader gave {got}, expected {want}")
+        if problems:
+            raise AssertionError(f"{name} graded by nbgrader:\n" + "\n".join(problems))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"{self.path.name}: graded by nbgrader"
