@@ -1,8 +1,10 @@
 """`make bench`: how long the suite takes, against the floor, and each notebook's own cells.
 
-The floor is the least any nbval suite of this collection can take: as many notebooks as
-notebooks/ holds, each of which only starts a kernel and imports torch and matplotlib, run by
-nbval with the same workers as the suite. The suite and the floor run in turn, RUNS times
+The floor is the least any suite that starts the same kernels can take: one notebook for each
+kernel the notebook items start (nbval's, one per notebook, and nbgrader's, one per synthetic
+submission graded), each of which only starts a kernel and imports torch and matplotlib, run by
+nbval with the same workers as the suite. For comparison it also prints the ratio to a floor
+of nbval's kernels alone (as many floor notebooks as notebooks/ holds). The suite and the floor run in turn, RUNS times
 each; the ratio is the median of the pairwise ratios, so a machine that slows down for a
 while affects both sides of a pair alike.
 
@@ -26,6 +28,8 @@ from pathlib import Path
 
 import nbformat
 
+from testsuite.grading import SUBMISSIONS
+
 ROOT = Path(__file__).resolve().parent.parent
 OWN_CELLS_BUDGET_S = 3.0
 SUITE_TO_FLOOR_BUDGET = 2.0
@@ -48,6 +52,11 @@ def _write_floor(folder: Path, count: int) -> None:
         nbformat.write(nb, folder / f"floor_{k:02d}.ipynb")
 
 
+def _floor_command(python: str, folder: Path) -> list[str]:
+    return [python, "-m", "pytest", "--nbval", "--nbval-current-env", "-n", "auto", "--dist", "loadscope",
+            "-p", "no:cacheprovider", "-q", "-c", os.devnull, "--rootdir", str(folder), str(folder)]
+
+
 def _cell_times(report: Path) -> dict[str, dict[str, float]]:
     """Per notebook, from pytest's JUnit XML (call durations): the setup cell, the own cells
     and the student copy."""
@@ -63,6 +72,8 @@ def _cell_times(report: Path) -> dict[str, dict[str, float]]:
             times[notebook]["own cells"] += seconds
         elif name.startswith("student copy"):
             times[notebook]["student copy"] += seconds
+        elif name == "graded by nbgrader":
+            times[notebook]["grading"] += seconds
     return times
 
 
@@ -72,41 +83,50 @@ def main() -> int:
     runs = parser.parse_args().runs
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     python = sys.executable
+    kernels = len(notebooks) * (1 + len(SUBMISSIONS))
     with tempfile.TemporaryDirectory() as tmp:
-        floor_dir, reports = Path(tmp) / "floor", Path(tmp)
-        floor_dir.mkdir()
-        _write_floor(floor_dir, len(notebooks))
-        floor_cmd = [python, "-m", "pytest", "--nbval", "--nbval-current-env", "-n", "auto",
-                     "--dist", "loadscope", "-p", "no:cacheprovider", "-q", "-c", os.devnull,
-                     "--rootdir", str(floor_dir), str(floor_dir)]
-        suite, floor, per_notebook = [], [], []
+        floors = {"floor": (Path(tmp) / "floor", kernels),
+                  "nbval-only floor": (Path(tmp) / "nbval_floor", len(notebooks))}
+        for folder, count in floors.values():
+            folder.mkdir()
+            _write_floor(folder, count)
+        times: dict[str, list[float]] = defaultdict(list)
+        per_notebook = []
         for k in range(runs):
             print(f"run {k + 1} of {runs}: suite ...", end=" ", flush=True)
-            report = reports / f"run{k}.xml"
-            suite.append(_timed([python, "-m", "pytest", f"--junitxml={report}",
-                                 "-o", "junit_duration_report=call", "-o", "junit_family=xunit1"], ROOT))
-            print(f"{suite[-1]:.1f} s; floor ...", end=" ", flush=True)
-            floor.append(_timed(floor_cmd, floor_dir))
-            print(f"{floor[-1]:.1f} s")
+            report = Path(tmp) / f"run{k}.xml"
+            times["suite"].append(_timed([python, "-m", "pytest", f"--junitxml={report}",
+                                          "-o", "junit_duration_report=call", "-o", "junit_family=xunit1"], ROOT))
+            print(f"{times['suite'][-1]:.1f} s", end="", flush=True)
+            for what, (folder, _) in floors.items():
+                print(f"; {what} ...", end=" ", flush=True)
+                times[what].append(_timed(_floor_command(python, folder), folder))
+                print(f"{times[what][-1]:.1f} s", end="", flush=True)
+            print()
             per_notebook.append(_cell_times(report))
 
-    print(f"\n{'notebook':<52} {'setup cell':>10} {'own cells':>10} {'student copy':>13}")
+    print(f"\n{'notebook':<44} {'setup cell':>10} {'own cells':>10} {'student copy':>13} {'grading':>8}")
     broken = []
     for nb in sorted(per_notebook[0]):
         med = {what: statistics.median(run[nb][what] for run in per_notebook)
-               for what in ("setup cell", "own cells", "student copy")}
+               for what in ("setup cell", "own cells", "student copy", "grading")}
         flag = ""
         if med["own cells"] > OWN_CELLS_BUDGET_S:
             flag = "  OVER BUDGET"
             broken.append(f"{nb}: own cells {med['own cells']:.2f} s > {OWN_CELLS_BUDGET_S:.0f} s")
-        print(f"{nb:<52} {med['setup cell']:9.2f}s {med['own cells']:9.2f}s {med['student copy']:12.2f}s{flag}")
-    ratio = statistics.median(s / f for s, f in zip(suite, floor))
+        print(f"{nb.split('.')[1]:<44} {med['setup cell']:9.2f}s {med['own cells']:9.2f}s "
+              f"{med['student copy']:12.2f}s {med['grading']:7.1f}s{flag}")
+    suite = times["suite"]
+    ratio, nbval_ratio = (statistics.median(s / f for s, f in zip(suite, times[what]))
+                          for what in ("floor", "nbval-only floor"))
     print(f"\n(medians of {runs} runs; setup cell: imports; own cells: every other code cell, "
           f"budget {OWN_CELLS_BUDGET_S:.0f} s each on a 2-core CPU; student copy: its run in the "
-          "same kernel)")
-    print(f"suite {statistics.median(suite):.1f} s, floor {statistics.median(floor):.1f} s "
-          f"({len(notebooks)} notebooks that only import torch and matplotlib): "
-          f"ratio {ratio:.2f} (budget {SUITE_TO_FLOOR_BUDGET:.1f})")
+          f"same kernel; grading: {len(SUBMISSIONS)} submissions autograded by nbgrader)")
+    print(f"suite {statistics.median(suite):.1f} s, floor {statistics.median(times['floor']):.1f} s "
+          f"({kernels} notebooks that only import torch and matplotlib, one per kernel the suite "
+          f"starts): ratio {ratio:.2f} (budget {SUITE_TO_FLOOR_BUDGET:.1f})")
+    print(f"against nbval's kernels alone ({len(notebooks)} floor notebooks, "
+          f"{statistics.median(times['nbval-only floor']):.1f} s): ratio {nbval_ratio:.2f}")
     if ratio > SUITE_TO_FLOOR_BUDGET:
         broken.append(f"suite/floor ratio {ratio:.2f} > {SUITE_TO_FLOOR_BUDGET:.1f}")
     for line in broken:

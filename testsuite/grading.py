@@ -23,6 +23,7 @@ import pytest
 from testsuite.exercises import END_SOLUTION, exercises
 from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
 
+SUBMISSIONS = ("full", "untouched", "one-wrong")
 _course: Any = None
 _cleanup = ExitStack()
 
@@ -55,7 +56,7 @@ def synthetic_submissions(nb: Any, copy: Any) -> dict[str, Any]:
     wrong = nbformat.reads(nbformat.writes(full), as_version=4)
     first = wrong.cells[exercises(nb)[0].solution_index]
     first.source = first.source.replace(END_SOLUTION, f"answer = None\n{END_SOLUTION}")
-    return {"full": full, "untouched": copy, "one-wrong": wrong}
+    return dict(zip(SUBMISSIONS, (full, copy, wrong)))
 
 
 def expected_points(nb: Any, label: str) -> dict[str, float]:
