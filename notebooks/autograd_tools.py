@@ -8,7 +8,6 @@
 * ``save_figure``: writes a figure under ``figures/``, or checks it there during the tests.
 * ``anomaly_report``: what ``torch.autograd.detect_anomaly`` says, without machine paths;
   ``printed_warnings``: warnings printed as ``Category: message``, without machine paths.
-* ``check_answer``: the check after an exercise ("Correct.", "Not answered yet", or why not).
 
 Everything printed here is deterministic (no object ids or addresses), so nbval can
 compare it word for word.
@@ -44,7 +43,6 @@ __all__ = [
     "save_figure",
     "anomaly_report",
     "printed_warnings",
-    "check_answer",
     "FIGURES_DIR",
 ]
 
@@ -576,42 +574,3 @@ def printed_warnings() -> Iterator[list[warnings.WarningMessage]]:
         finally:
             for w in caught:
                 print(f"{w.category.__name__}: {_INTERNAL.sub('', str(w.message))}")
-
-
-# --------------------------------------------------------------------------- exercises
-
-
-def check_answer(answer: Any, expected: Any = None, *, check: Callable[[Any], bool] | None = None) -> None:
-    """Tell the learner whether an exercise's answer is right.
-
-    ``answer is ...`` (the placeholder in a student copy) prints that the exercise is not
-    answered yet and raises nothing, so a student copy still runs top to bottom. Otherwise
-    the answer is compared with ``expected`` (within float tolerance for tensors and numbers,
-    ``==`` for anything else), or passed to ``check``, which returns True if right. A wrong
-    answer raises AssertionError, without showing the expected value; a right one prints
-    "Correct.".
-    """
-    if answer is ...:
-        print("Not answered yet: replace the ... in the exercise cell with your answer.")
-        return
-    # A wrong answer is told so without the expected value: the check cells stay in the
-    # student copies, and a message that showed the answer would give it away.
-    if check is not None:
-        if not check(answer):
-            raise AssertionError(f"Not right yet: {answer!r} does not pass this exercise's check.")
-    elif isinstance(expected, (torch.Tensor, int, float)) and not isinstance(expected, bool):
-        try:
-            got = torch.as_tensor(answer, dtype=torch.float64)
-        except (TypeError, RuntimeError, ValueError):
-            raise AssertionError(f"Not right yet: expected a number or a tensor, got {answer!r}.") from None
-        want = torch.as_tensor(expected, dtype=torch.float64)
-        if got.numel() != want.numel():
-            raise AssertionError(
-                f"Not right yet: expected {want.numel()} value(s) (shape {list(want.shape)}), "
-                f"got shape {list(got.shape)}."
-            )
-        if not torch.allclose(got.reshape(want.shape), want, rtol=1.3e-6, atol=1e-5):  # [5.] answers 5
-            raise AssertionError(f"Not right yet: {answer} is not the expected value.")
-    elif answer != expected:
-        raise AssertionError(f"Not right yet: {answer!r} is not the expected answer.")
-    print("Correct.")
