@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from copy import deepcopy
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,7 @@ def _preprocessors() -> list[Any]:
 
 def student_copy(nb: Any) -> Any:
     """The student copy of notebook ``nb`` (left unchanged), as nbgrader releases it."""
-    copy, resources = nbformat.from_dict(nb), {}
-    copy = nbformat.reads(nbformat.writes(copy), as_version=4)
+    copy, resources = deepcopy(nb), {}
     for step in _preprocessors():
         copy, resources = step.preprocess(copy, resources)
     return copy

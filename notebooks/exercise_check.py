@@ -34,7 +34,7 @@ _MAX_AMBIGUOUS = 14  # 2**14 digests at most for one answer
 def answer_digest(value: Any, decimals: int = 4) -> str:
     """The digest a check cell stores for the right answer ``value`` (run it on the reference)."""
     skeleton, numbers = _canonical(value)
-    return _digest(skeleton, [_round_nearest(x, decimals) for x in numbers])
+    return _digest(skeleton, [_roundings(x, decimals)[0] for x in numbers])
 
 
 def matches_digest(value: Any, digest: str, decimals: int = 4) -> bool:
@@ -133,12 +133,6 @@ def _canonical(value: Any) -> tuple[str, list[float]]:
 
     skeleton = json.dumps(walk(value), sort_keys=True)
     return skeleton, numbers
-
-
-def _round_nearest(x: float, decimals: int) -> int:
-    if not math.isfinite(x):
-        raise ValueError(f"the answer holds {x}")
-    return math.floor(x * 10**decimals + 0.5)
 
 
 def _roundings(x: float, decimals: int) -> tuple[int, ...]:

@@ -67,10 +67,7 @@ def secret_lines(nb: Any) -> set[str]:
         hidden = regions(cell.source, BEGIN_SOLUTION, END_SOLUTION) + regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
         for region in hidden:
             secret.update(line.strip() for line in region.splitlines())
-        rest = cell.source
-        for region in hidden:
-            rest = rest.replace(region, "")
-        public.update(line.strip() for line in rest.splitlines())
+        public.update(line.strip() for line in _visible(cell.source).splitlines())
     return {line for line in secret - public if len(line) > 3 and not line.startswith("#")}
 
 

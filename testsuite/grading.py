@@ -14,12 +14,14 @@ made on first use and removed when the session ends.
 from __future__ import annotations
 
 from contextlib import ExitStack
+from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 
+from classroom.course import ASSIGNMENT, course
 from testsuite.exercises import END_SOLUTION, exercises
 from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
 
@@ -32,8 +34,6 @@ def _shared_course() -> Any:
     """The course of this test process, with every notebook's assignment generated."""
     global _course
     if _course is None:
-        from classroom.course import course
-
         _course = _cleanup.enter_context(course(sorted(NOTEBOOKS.glob("*.ipynb"))))
         _course.generate()
     return _course
@@ -48,12 +48,11 @@ def close_course() -> None:
 
 def synthetic_submissions(nb: Any, copy: Any) -> dict[str, Any]:
     """The three submissions of notebook ``nb`` whose student copy is ``copy``."""
-    full = nbformat.from_dict(nb)
-    full = nbformat.reads(nbformat.writes(full), as_version=4)
+    full = deepcopy(nb)
     for cell in full.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    wrong = nbformat.reads(nbformat.writes(full), as_version=4)
+    wrong = deepcopy(full)
     first = wrong.cells[exercises(nb)[0].solution_index]
     first.source = first.source.replace(END_SOLUTION, f"answer = None\n{END_SOLUTION}")
     return dict(zip(SUBMISSIONS, (full, copy, wrong)))
@@ -84,7 +83,7 @@ class GradedByNbgrader(pytest.Item):
             nbformat.write(submission, course.submitted(student) / name)
             course.autograde(student)
             with Gradebook(course.db_url) as gradebook:
-                graded = gradebook.find_submission_notebook(self.path.stem, "autograd_pitfalls", student)
+                graded = gradebook.find_submission_notebook(self.path.stem, ASSIGNMENT, student)
                 got = {g.name: float(g.score or 0) for g in graded.grades}
             want = expected_points(nb, label)
             if got != want:
