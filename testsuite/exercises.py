@@ -55,9 +55,14 @@ def exercises(nb: Any) -> list[Exercise]:
     return found
 
 
+def _region_pattern(begin: str, end: str) -> re.Pattern[str]:
+    """A ``begin`` line, what follows it (group 1), and its ``end`` line."""
+    return re.compile(rf"^[ \t]*{re.escape(begin)}[^\n]*\n(.*?)^[ \t]*{re.escape(end)}[^\n]*", re.M | re.S)
+
+
 def regions(source: str, begin: str, end: str) -> list[str]:
     """The text between each ``begin`` line and its ``end`` line."""
-    return re.findall(rf"^[ \t]*{re.escape(begin)}[^\n]*\n(.*?)^[ \t]*{re.escape(end)}", source, re.M | re.S)
+    return _region_pattern(begin, end).findall(source)
 
 
 def secret_lines(nb: Any) -> set[str]:
@@ -113,9 +118,9 @@ def spellings(value: Any) -> set[str]:
 
 
 def _visible(source: str) -> str:
+    """``source`` without its solution and hidden-test regions (markers included)."""
     for begin, end in ((BEGIN_SOLUTION, END_SOLUTION), (BEGIN_HIDDEN, END_HIDDEN)):
-        source = re.sub(rf"^[ \t]*{re.escape(begin)}.*?^[ \t]*{re.escape(end)}[^\n]*", "", source,
-                        flags=re.M | re.S)
+        source = _region_pattern(begin, end).sub("", source)
     return source
 
 
