@@ -17,14 +17,17 @@ listed there, whose declared differences are expected (testsuite/releases.py).
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from testsuite.grading import close_course
+from classroom.kernel_pool import kernel_pool
 from testsuite.notebook_run import NotebookRun, judge_declared_difference
 from testsuite.notebooks import NOTEBOOKS
 from testsuite.releases import differences_for, installed_release, older_releases, pinned_release
+
+_POOL = pytest.StashKey[ExitStack]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,6 +47,21 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "1" if release == pinned else "skip"
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["PYTHONHASHSEED"] = "0"
+    # Every kernel (nbval's, nbgrader's) is forked from one process that has imported torch
+    # (pytest.ini names its kernel spec): started here, before the workers, which use it too.
+    config.stash[_POOL] = ExitStack()
+    config.stash[_POOL].enter_context(kernel_pool())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _POOL in config.stash:
+        config.stash[_POOL].close()
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than there are cores. A worker spends much of its time waiting
+    for its kernel (a process of its own), and the extra worker keeps the cores busy meanwhile."""
+    return (os.cpu_count() or 1) + 1
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -57,10 +75,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.suffix == ".ipynb" and file_path.parent == NOTEBOOKS:
         return NotebookRun.from_parent(parent, path=file_path)
     return None
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    close_course()
 
 
 @pytest.hookimpl(hookwrapper=True)
