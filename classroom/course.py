@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
+import sqlite3
 import tempfile
 import warnings
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -27,11 +27,12 @@ CODE_STUB = "# YOUR CODE HERE"
 class Course:
     """A course directory whose assignment holds some notebooks, and nbgrader working on it."""
 
-    def __init__(self, root: Path, notebooks: list[Path]) -> None:
+    def __init__(self, root: Path, notebooks: list[Path], kernel_name: str = "") -> None:
         from nbgrader.apps import NbGraderAPI
         from traitlets.config import Config
 
         self.root = root
+        _new_gradebook(root / "gradebook.db")
         source = root / "source" / ASSIGNMENT
         source.mkdir(parents=True)
         for path in [*notebooks, *sorted(NOTEBOOKS.glob("*.py"))]:
@@ -42,6 +43,8 @@ class Course:
         config.NbGrader.logfile = str(root / "nbgrader.log")
         config.ClearSolutions.code_stub = {"python": CODE_STUB}
         config.Execute.timeout = 120
+        if kernel_name:  # otherwise the kernel each notebook names (python3)
+            config.Execute.kernel_name = kernel_name
         # Kernels talk over local sockets in the course directory: private, and without the
         # warning ipykernel prints on stderr for every kernel that uses unencrypted TCP.
         config.KernelManager.transport = "ipc"
@@ -79,20 +82,32 @@ class Course:
 
 
 @contextmanager
-def course(notebooks: list[Path]) -> Iterator[Course]:
+def course(notebooks: list[Path], kernel_name: str = "") -> Iterator[Course]:
     """A temporary course whose assignment holds ``notebooks`` and the helper modules."""
     with tempfile.TemporaryDirectory(prefix="autograd-pitfalls-course-") as tmp:
-        yield Course(Path(tmp), notebooks)
+        yield Course(Path(tmp), notebooks, kernel_name)
+
+
+def _new_gradebook(path: Path) -> None:
+    """An empty gradebook that records the schema version of nbgrader's own migration scripts.
+    nbgrader would ask the `alembic` command for it when it first opens the gradebook, a process
+    that imports nbgrader again (4 s); it creates the tables itself."""
+    import nbgrader
+    from alembic.script import ScriptDirectory
+
+    (head,) = ScriptDirectory(str(Path(nbgrader.__file__).parent / "alembic")).get_heads()
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        db.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (head,))
 
 
 @contextmanager
 def _nbgrader_environment() -> Iterator[None]:
-    """While nbgrader works: `alembic` (installed beside it) on PATH, figures neither compared
-    nor written (they are not graded), and no SQLAlchemy warnings about nbgrader's own code."""
+    """While nbgrader works: figures neither compared nor written (they are not graded), and no
+    SQLAlchemy warnings about nbgrader's own code."""
     from sqlalchemy.exc import SAWarning
 
-    saved = {name: os.environ.get(name) for name in ("PATH", "AUTOGRAD_PITFALLS_CHECK_FIGURES")}
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{saved['PATH'] or ''}"
+    saved = os.environ.get("AUTOGRAD_PITFALLS_CHECK_FIGURES")
     os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "skip"
     try:
         with warnings.catch_warnings():
@@ -100,11 +115,10 @@ def _nbgrader_environment() -> Iterator[None]:
             warnings.filterwarnings("ignore", category=SAWarning)
             yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if saved is None:
+            os.environ.pop("AUTOGRAD_PITFALLS_CHECK_FIGURES", None)
+        else:
+            os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = saved
 
 
 def _succeeded(result: dict[str, Any], what: str) -> None:
