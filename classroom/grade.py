@@ -5,19 +5,22 @@ in, directly or in a ``notebooks/`` folder inside it. In a temporary nbgrader co
 course.py) the notebooks of this repository are the assignment's source; each submission is
 autograded: nbgrader puts back the test cells as the source has them (with their hidden
 tests), runs the notebook (a cell that raises does not stop it) and gives each test cell its
-points if it raised nothing. The grades go to DIR/grades.csv, one row per student, notebook
+points if it raised nothing. Each notebook runs in a fresh kernel forked from a process that has
+already imported torch (kernel_pool.py), which saves seconds per notebook. The grades go to DIR/grades.csv, one row per student, notebook
 and exercise; a notebook not handed in scores 0 and is named in the student's summary line.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from classroom.course import ASSIGNMENT, NOTEBOOKS, course
+from classroom.kernel_pool import KERNEL_NAME, kernel_pool
 
 COLUMNS = ("student", "notebook", "exercise", "points", "max_points")
 
@@ -46,7 +49,7 @@ def grade(submissions: Path, notebooks: list[Path]) -> list[Row]:
         raise SystemExit(f"{submissions} holds no student folder (one folder per student)")
     names = {p.stem for p in notebooks}
     rows = []
-    with course(notebooks) as c:
+    with kernel_pool(), course(notebooks, KERNEL_NAME) as c:
         c.generate()
         for student in students:
             target = c.submitted(student)
@@ -91,6 +94,9 @@ def main(argv: list[str]) -> None:
     if len(argv) != 1 or not Path(argv[0]).is_dir():
         raise SystemExit("usage: python -m classroom.grade SUBMISSIONS_DIR  (one folder per student)")
     submissions = Path(argv[0])
+    # One intra-op thread per kernel, as in the test suite: the notebooks' examples are tiny, and
+    # the kernel pool forks only a process without threads.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     rows = grade(submissions, sorted(NOTEBOOKS.glob("*.ipynb")))
     write_csv(rows, submissions / "grades.csv")
     print("\n".join(summary(rows, submissions)))

@@ -7,13 +7,13 @@ submissions, autograded in a course made from the notebooks (classroom/course.py
   ``answer = None``): exactly that exercise loses its points.
 
 nbgrader's own release of each notebook must also equal the student copy the rest of the suite
-runs (classroom/release.py), so that both are made the same way. One course per test process,
-made on first use and removed when the session ends.
+runs (classroom/release.py), so that both are made the same way. Each notebook is graded in a
+course of its own, which holds only that notebook: nbgrader's gradebook work grows with the
+notebooks an assignment holds (a submission gets rows for every one of them).
 """
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
@@ -23,27 +23,10 @@ import pytest
 
 from classroom.course import ASSIGNMENT, course
 from testsuite.exercises import END_SOLUTION, exercises
-from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
+from classroom.kernel_pool import KERNEL_NAME
+from testsuite.notebooks import read_notebook, student_copy_of
 
 SUBMISSIONS = ("full", "untouched", "one-wrong")
-_course: Any = None
-_cleanup = ExitStack()
-
-
-def _shared_course() -> Any:
-    """The course of this test process, with every notebook's assignment generated."""
-    global _course
-    if _course is None:
-        _course = _cleanup.enter_context(course(sorted(NOTEBOOKS.glob("*.ipynb"))))
-        _course.generate()
-    return _course
-
-
-def close_course() -> None:
-    """Remove this process's course directory (at the end of the session)."""
-    global _course
-    _cleanup.close()
-    _course = None
 
 
 def synthetic_submissions(nb: Any, copy: Any) -> dict[str, Any]:
@@ -72,22 +55,22 @@ class GradedByNbgrader(pytest.Item):
         from nbgrader.api import Gradebook
 
         name, nb = self.path.name, read_notebook(self.path)
-        course = _shared_course()
-        if nbformat.read(course.release / name, as_version=4) != student_copy_of(self.path):
-            raise AssertionError(f"nbgrader's release of {name} differs from the student copy "
-                                 "classroom/release.py makes")
         problems = []
-        for label, submission in synthetic_submissions(nb, student_copy_of(self.path)).items():
-            student = f"{self.path.stem}-{label}"
-            course.submitted(student).mkdir(parents=True)
-            nbformat.write(submission, course.submitted(student) / name)
-            course.autograde(student)
-            with Gradebook(course.db_url) as gradebook:
-                graded = gradebook.find_submission_notebook(self.path.stem, ASSIGNMENT, student)
-                got = {g.name: float(g.score or 0) for g in graded.grades}
-            want = expected_points(nb, label)
-            if got != want:
-                problems.append(f"{label}: nbgrader gave {got}, expected {want}")
+        with course([self.path], KERNEL_NAME) as graded_course:
+            graded_course.generate()
+            if nbformat.read(graded_course.release / name, as_version=4) != student_copy_of(self.path):
+                raise AssertionError(f"nbgrader's release of {name} differs from the student copy "
+                                     "classroom/release.py makes")
+            for label, submission in synthetic_submissions(nb, student_copy_of(self.path)).items():
+                graded_course.submitted(label).mkdir(parents=True)
+                nbformat.write(submission, graded_course.submitted(label) / name)
+                graded_course.autograde(label)
+                with Gradebook(graded_course.db_url) as gradebook:
+                    graded = gradebook.find_submission_notebook(self.path.stem, ASSIGNMENT, label)
+                    got = {g.name: float(g.score or 0) for g in graded.grades}
+                want = expected_points(nb, label)
+                if got != want:
+                    problems.append(f"{label}: nbgrader gave {got}, expected {want}")
         if problems:
             raise AssertionError(f"{name} graded by nbgrader:\n" + "\n".join(problems))
 
