@@ -67,8 +67,9 @@ class Course:
         with _nbgrader_environment():
             _succeeded(self.api.generate_assignment(ASSIGNMENT), "make the assignment from the notebooks")
 
-    def autograde(self, student: str) -> None:
-        """nbgrader autograde of what ``submitted(student)`` holds."""
+    def autograde(self, student: str = "*") -> None:
+        """nbgrader autograde of what ``submitted(student)`` holds; by default, of every
+        student's submission, in one run of nbgrader."""
         with _nbgrader_environment():
             _succeeded(self.api.autograde(ASSIGNMENT, student), f"autograde {student}'s notebooks")
 

@@ -484,12 +484,8 @@ def save_figure(fig: Figure, name: str, show: bool = True) -> None:
     """
     path = FIGURES_DIR / name
     png = _render(fig)
-    stored = path.read_bytes() if path.exists() else None
-    # Equal bytes settle it quickly; otherwise compare pixels, since another zlib or Pillow
-    # may encode the same picture differently.
-    same = stored is not None and (stored == png or np.array_equal(_pixels(stored), _pixels(png)))
     mode = os.environ.get(CHECK_FIGURES_ENV)
-    if not same and mode != "skip":
+    if mode != "skip" and not _same_picture(path, png):
         if mode == "1":
             raise AssertionError(
                 f"figures/{name} is {'different from' if path.exists() else 'not'} what this "
@@ -502,6 +498,15 @@ def save_figure(fig: Figure, name: str, show: bool = True) -> None:
 
         display(Image(png))
     plt.close(fig)
+
+
+def _same_picture(path: Path, png: bytes) -> bool:
+    """Whether ``path`` holds the picture ``png``: equal bytes settle it quickly; otherwise
+    compare pixels, since another zlib or Pillow may encode the same picture differently."""
+    if not path.exists():
+        return False
+    stored = path.read_bytes()
+    return stored == png or bool(np.array_equal(_pixels(stored), _pixels(png)))
 
 
 # --------------------------------------------------------------------------- anomaly mode

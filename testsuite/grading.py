@@ -64,13 +64,14 @@ class GradedByNbgrader(pytest.Item):
             for label, submission in synthetic_submissions(nb, student_copy_of(self.path)).items():
                 graded_course.submitted(label).mkdir(parents=True)
                 nbformat.write(submission, graded_course.submitted(label) / name)
-                graded_course.autograde(label)
-                with Gradebook(graded_course.db_url) as gradebook:
+            graded_course.autograde()
+            with Gradebook(graded_course.db_url) as gradebook:
+                for label in SUBMISSIONS:
                     graded = gradebook.find_submission_notebook(self.path.stem, ASSIGNMENT, label)
                     got = {g.name: float(g.score or 0) for g in graded.grades}
-                want = expected_points(nb, label)
-                if got != want:
-                    problems.append(f"{label}: nbgrader gave {got}, expected {want}")
+                    want = expected_points(nb, label)
+                    if got != want:
+                        problems.append(f"{label}: nbgrader gave {got}, expected {want}")
         if problems:
             raise AssertionError(f"{name} graded by nbgrader:\n" + "\n".join(problems))
 
