@@ -58,12 +58,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         config.stash[_POOL].close()
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: one worker more than there are cores. A worker spends much of its time waiting
-    for its kernel (a process of its own), and the extra worker keeps the cores busy meanwhile."""
-    return (os.cpu_count() or 1) + 1
-
-
 def pytest_report_header(config: pytest.Config) -> str:
     release, pinned = installed_release(), pinned_release()
     declared = len(NotebookRun.differences)
