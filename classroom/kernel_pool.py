@@ -174,9 +174,13 @@ def _become_kernel(request: dict[str, Any], fds: list[int], set_by_imports: dict
         random.seed()
         numpy.random.seed()
         torch.seed()
-        from ipykernel import kernelapp
+        from ipykernel.kernelapp import IPKernelApp
 
-        kernelapp.launch_new_instance()
+        # Two options ipykernel reads from the environment as kernelapp is imported, which was in
+        # the pool, before this kernel's environment: read again here. (With JPY_PARENT_PID the
+        # kernel watches its parent, and does not print its connection details on stdout.)
+        IPKernelApp.launch_instance(parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0),
+                                    interrupt=int(os.environ.get("JPY_INTERRUPT_EVENT") or 0))
     finally:
         os._exit(0)
 

@@ -30,6 +30,7 @@ print(json.dumps({{"preloaded": _preloaded, "cwd": os.getcwd(), "path": sys.path
                   "argv0": sys.argv[0], "main": sys.modules["__main__"].__name__,
                   "env": sorted(os.environ), "backend": matplotlib.get_backend(),
                   "threads": torch.get_num_threads(), "filters": len(warnings.filters),
+                  "parent_handle": get_ipython().kernel.parent.parent_handle,
                   "names": sorted(n for n in get_ipython().user_ns if not n.startswith("_"))}}))
 """
 
