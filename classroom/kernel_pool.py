@@ -244,7 +244,8 @@ def kernel_pool() -> Iterator[None]:
     """While the block runs, ``KERNEL_NAME`` is a kernel of a pool, for this process and the
     processes it starts (environment variables). A pool already running for the parent process
     is used as it is."""
-    if os.environ.get(SOCKET_ENV):
+    running = os.environ.get(SOCKET_ENV)
+    if running and Path(running).exists():
         yield
         return
     saved = {name: os.environ.get(name) for name in (SOCKET_ENV, "JUPYTER_PATH")}
