@@ -1,5 +1,6 @@
 """Each notebook graded by nbgrader, as a teacher grades it (`make grade`): three synthetic
-submissions, autograded in a course made from the notebooks (classroom/course.py).
+submissions, autograded in one run of nbgrader in a course made from the notebook
+(classroom/course.py), with kernels from the session's kernel pool (classroom/kernel_pool.py).
 
 * the full solutions (the notebook itself, outputs cleared): every exercise gets its points;
 * the untouched student copy: every exercise gets 0;
@@ -22,8 +23,8 @@ import nbformat
 import pytest
 
 from classroom.course import ASSIGNMENT, course
-from testsuite.exercises import END_SOLUTION, exercises
 from classroom.kernel_pool import KERNEL_NAME
+from testsuite.exercises import END_SOLUTION, exercises
 from testsuite.notebooks import read_notebook, student_copy_of
 
 SUBMISSIONS = ("full", "untouched", "one-wrong")
