@@ -2,14 +2,16 @@
 
 A fresh kernel spends most of its start importing torch (about 3 s on a 2-core machine).
 The pool is one process that imports what every notebook imports (PRELOADED) and then waits; each
-kernel the suite starts is a fork of it, which runs ipykernel's own launcher with the connection
-file, working directory, environment and output streams the kernel would have had. A kernel
+kernel the test suite or `make grade` starts is a fork of it, which runs ipykernel's own launcher
+with the connection file, working directory, environment and output streams the kernel would
+have had. A kernel
 spec (KERNEL_NAME) runs this file as the "kernel process" jupyter_client manages: it asks the
 pool for a kernel, forwards the signals it gets to that kernel, and exits with its exit status;
 if it dies, the pool kills the kernel.
 
 A forked kernel is an ordinary ipykernel whose notebook namespace starts empty; what differs is
-only that those modules are already imported. A kernel is forked only for the pool's own
+only that those modules are already imported (tests/test_kernel_pool.py compares one with a
+fresh kernel). A kernel is forked only for the pool's own
 Python, and when every environment variable read at interpreter start or import
 (STARTUP_PREFIXES) has the pool's value; otherwise, or when no pool runs, this file starts an
 ordinary kernel in its place (``exec``).
