@@ -16,6 +16,9 @@ import warnings
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
+from unittest import mock
+
+from classroom.kernel_pool import KERNEL_NAME, kernel_pool
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -27,7 +30,7 @@ CODE_STUB = "# YOUR CODE HERE"
 class Course:
     """A course directory whose assignment holds some notebooks, and nbgrader working on it."""
 
-    def __init__(self, root: Path, notebooks: list[Path], kernel_name: str = "") -> None:
+    def __init__(self, root: Path, notebooks: list[Path]) -> None:
         from nbgrader.apps import NbGraderAPI
         from traitlets.config import Config
 
@@ -43,8 +46,7 @@ class Course:
         config.NbGrader.logfile = str(root / "nbgrader.log")
         config.ClearSolutions.code_stub = {"python": CODE_STUB}
         config.Execute.timeout = 120
-        if kernel_name:  # otherwise the kernel each notebook names (python3)
-            config.Execute.kernel_name = kernel_name
+        config.Execute.kernel_name = KERNEL_NAME  # see course()
         # Kernels talk over local sockets in the course directory: private, and without the
         # warning ipykernel prints on stderr for every kernel that uses unencrypted TCP.
         config.KernelManager.transport = "ipc"
@@ -83,10 +85,12 @@ class Course:
 
 
 @contextmanager
-def course(notebooks: list[Path], kernel_name: str = "") -> Iterator[Course]:
-    """A temporary course whose assignment holds ``notebooks`` and the helper modules."""
-    with tempfile.TemporaryDirectory(prefix="autograd-pitfalls-course-") as tmp:
-        yield Course(Path(tmp), notebooks, kernel_name)
+def course(notebooks: list[Path]) -> Iterator[Course]:
+    """A temporary course whose assignment holds ``notebooks`` and the helper modules. nbgrader's
+    kernels are forked from a kernel pool (kernel_pool.py): the one already running for this
+    process (the test suite's), or one started for the course."""
+    with kernel_pool(), tempfile.TemporaryDirectory(prefix="autograd-pitfalls-course-") as tmp:
+        yield Course(Path(tmp), notebooks)
 
 
 def _new_gradebook(path: Path) -> None:
@@ -108,18 +112,10 @@ def _nbgrader_environment() -> Iterator[None]:
     SQLAlchemy warnings about nbgrader's own code."""
     from sqlalchemy.exc import SAWarning
 
-    saved = os.environ.get("AUTOGRAD_PITFALLS_CHECK_FIGURES")
-    os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = "skip"
-    try:
-        with warnings.catch_warnings():
-            # nbgrader 0.9.6 adds gradebook rows in a way SQLAlchemy 2 warns about (harmless).
-            warnings.filterwarnings("ignore", category=SAWarning)
-            yield
-    finally:
-        if saved is None:
-            os.environ.pop("AUTOGRAD_PITFALLS_CHECK_FIGURES", None)
-        else:
-            os.environ["AUTOGRAD_PITFALLS_CHECK_FIGURES"] = saved
+    with mock.patch.dict(os.environ, {"AUTOGRAD_PITFALLS_CHECK_FIGURES": "skip"}), warnings.catch_warnings():
+        # nbgrader 0.9.6 adds gradebook rows in a way SQLAlchemy 2 warns about (harmless).
+        warnings.filterwarnings("ignore", category=SAWarning)
+        yield
 
 
 def _succeeded(result: dict[str, Any], what: str) -> None:

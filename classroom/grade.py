@@ -5,9 +5,10 @@ in, directly or in a ``notebooks/`` folder inside it. In a temporary nbgrader co
 course.py) the notebooks of this repository are the assignment's source; each submission is
 autograded: nbgrader puts back the test cells as the source has them (with their hidden
 tests), runs the notebook (a cell that raises does not stop it) and gives each test cell its
-points if it raised nothing. Each notebook runs in a fresh kernel forked from a process that has
-already imported torch (kernel_pool.py), which saves seconds per notebook. The grades go to DIR/grades.csv, one row per student, notebook
-and exercise; a notebook not handed in scores 0 and is named in the student's summary line.
+points if it raised nothing. Each notebook runs in a fresh kernel forked from a process that
+has already imported torch (kernel_pool.py), which saves seconds per notebook. The grades go to
+DIR/grades.csv, one row per student, notebook and exercise; a notebook not handed in scores 0
+and is named in the student's summary line.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from classroom.course import ASSIGNMENT, NOTEBOOKS, course
-from classroom.kernel_pool import KERNEL_NAME, kernel_pool
 
 COLUMNS = ("student", "notebook", "exercise", "points", "max_points")
 
@@ -49,7 +49,7 @@ def grade(submissions: Path, notebooks: list[Path]) -> list[Row]:
         raise SystemExit(f"{submissions} holds no student folder (one folder per student)")
     names = {p.stem for p in notebooks}
     rows = []
-    with kernel_pool(), course(notebooks, KERNEL_NAME) as c:
+    with course(notebooks) as c:
         c.generate()
         for student in students:
             target = c.submitted(student)

@@ -11,10 +11,9 @@ if it dies, the pool kills the kernel.
 
 A forked kernel is an ordinary ipykernel whose notebook namespace starts empty; what differs is
 only that those modules are already imported (tests/test_kernel_pool.py compares one with a
-fresh kernel). A kernel is forked only for the pool's own
-Python, and when every environment variable read at interpreter start or import
-(STARTUP_PREFIXES) has the pool's value; otherwise, or when no pool runs, this file starts an
-ordinary kernel in its place (``exec``).
+fresh kernel). A kernel is forked only for the pool's own Python, and when every environment
+variable read at interpreter start or import (STARTUP_PREFIXES) has the pool's value;
+otherwise, or when no pool runs, this file starts an ordinary kernel in its place (``exec``).
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
+from unittest import mock
 
 KERNEL_NAME = "autograd-pitfalls-pool"
 SOCKET_ENV = "AUTOGRAD_PITFALLS_KERNEL_POOL"
@@ -250,7 +250,6 @@ def kernel_pool() -> Iterator[None]:
     if running and Path(running).exists():
         yield
         return
-    saved = {name: os.environ.get(name) for name in (SOCKET_ENV, "JUPYTER_PATH")}
     with tempfile.TemporaryDirectory(prefix="autograd-pitfalls-kernels-") as tmp:
         spec = Path(tmp) / "kernels" / KERNEL_NAME
         spec.mkdir(parents=True)
@@ -258,20 +257,16 @@ def kernel_pool() -> Iterator[None]:
         (spec / "kernel.json").write_text(json.dumps(
             {"argv": [sys.executable, this_file, "-f", "{connection_file}"],
              "display_name": "Python 3 (kernel pool)", "language": "python", "interrupt_mode": "signal"}))
-        os.environ[SOCKET_ENV] = str(Path(tmp) / "pool.sock")
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [tmp, saved["JUPYTER_PATH"]]))
-        pool = subprocess.Popen([sys.executable, this_file, "--serve", os.environ[SOCKET_ENV]],
-                                start_new_session=True, stdin=subprocess.DEVNULL)
-        try:
-            yield
-        finally:
-            os.killpg(pool.pid, signal.SIGKILL)  # the pool and any kernel still running
-            pool.wait()
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+        socket_path = str(Path(tmp) / "pool.sock")
+        jupyter_path = os.pathsep.join(filter(None, [tmp, os.environ.get("JUPYTER_PATH")]))
+        with mock.patch.dict(os.environ, {SOCKET_ENV: socket_path, "JUPYTER_PATH": jupyter_path}):
+            pool = subprocess.Popen([sys.executable, this_file, "--serve", socket_path],
+                                    start_new_session=True, stdin=subprocess.DEVNULL)
+            try:
+                yield
+            finally:
+                os.killpg(pool.pid, signal.SIGKILL)  # the pool and any kernel still running
+                pool.wait()
 
 
 if __name__ == "__main__":

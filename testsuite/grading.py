@@ -1,6 +1,6 @@
 """Each notebook graded by nbgrader, as a teacher grades it (`make grade`): three synthetic
 submissions, autograded in one run of nbgrader in a course made from the notebook
-(classroom/course.py), with kernels from the session's kernel pool (classroom/kernel_pool.py).
+(classroom/course.py), whose kernels come from the session's kernel pool.
 
 * the full solutions (the notebook itself, outputs cleared): every exercise gets its points;
 * the untouched student copy: every exercise gets 0;
@@ -23,7 +23,6 @@ import nbformat
 import pytest
 
 from classroom.course import ASSIGNMENT, course
-from classroom.kernel_pool import KERNEL_NAME
 from testsuite.exercises import END_SOLUTION, exercises
 from testsuite.notebooks import read_notebook, student_copy_of
 
@@ -57,7 +56,7 @@ class GradedByNbgrader(pytest.Item):
 
         name, nb = self.path.name, read_notebook(self.path)
         problems = []
-        with course([self.path], KERNEL_NAME) as graded_course:
+        with course([self.path]) as graded_course:
             graded_course.generate()
             if nbformat.read(graded_course.release / name, as_version=4) != student_copy_of(self.path):
                 raise AssertionError(f"nbgrader's release of {name} differs from the student copy "
