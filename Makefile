@@ -40,14 +40,18 @@ help:
 
 # requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
 # gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
-# first (its dependencies then from PyPI, pinned by constraints.txt).
-$(STAMP): requirements.txt constraints.txt
+# first (its dependencies then from PyPI, pinned by constraints.txt). Then this repository's
+# own package, autograd_pitfalls (pyproject.toml: the index data, the doctor), in development
+# mode and without dependencies, so that `autograd-doctor` and `%load_ext autograd_pitfalls`
+# work in the venv and an edit of the package or its data needs no reinstall.
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Python 3.11 or newer is needed (PYTHON=$(PYTHON))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	sed 's/^torch==.*/torch==$(TORCH_VERSION)/' requirements.txt > $(VENV)/requirements.txt
 	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) torch==$(TORCH_VERSION))
 	$(PIP) -r $(VENV)/requirements.txt -c constraints.txt
+	$(PIP) --no-deps -e .
 	touch $(STAMP)
 
 venv: $(STAMP)
