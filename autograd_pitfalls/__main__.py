@@ -7,6 +7,7 @@ links. Exit status: 0 found in the index, 1 not in the index, 2 unreadable input
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -22,6 +23,8 @@ def read_input(args: list[str]) -> str:
         return sys.stdin.read()
     if len(args) == 1 and Path(args[0]).is_file():
         return Path(args[0]).read_text(encoding="utf-8", errors="replace")
+    if len(args) == 1 and " " not in args[0] and re.search(r"[/\\]|\.(txt|log|out)$", args[0]):
+        raise ValueError(f"no such file: {args[0]}")
     return " ".join(args)
 
 
@@ -41,7 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         print("autograd-doctor: the input is empty: give a traceback or an error message", file=sys.stderr)
         return 2
     found, answer = doctor.answer(text)
-    print(answer)
+    try:
+        print(answer)
+    except BrokenPipeError:  # `autograd-doctor … | head`
+        pass
     return 0 if found else 1
 
 

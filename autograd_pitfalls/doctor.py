@@ -1,12 +1,14 @@
 """Match an autograd error message, or a traceback holding one, against the index.
 
-The message is found in what people paste: the exception lines of a traceback (the last one
-first), with their continuation lines, behind prefixes such as `[rank0]:` or pytest's `E   `.
-An entry matches when one of its patterns (index/variants.toml) matches from the start of the
-message, or when the message and one of the entry's texts agree on their whole beginning: the
-whole text of the shorter one (a cut-short paste at least MIN_CUT characters long), or at
-least MIN_SHARED characters. Anything less is "not in the index": a wrong answer costs a
-learner more than none.
+The message is found in what people paste: every `SomeError: message` in a traceback (the
+last one first, wherever it starts on its line: after `[rank0]:`, pytest's `E   `, a backtick
+or a sentence), with its continuation lines. An entry matches when one of its patterns
+(index/variants.toml) matches from the start of the message, or when the message and one of
+the entry's texts agree on their whole beginning: the whole text of the shorter one (a
+cut-short paste at least MIN_CUT characters long), or at least MIN_SHARED characters. Only if
+no exception is recognised that way are the patterns searched anywhere in the text (a message
+pasted without its type). Anything less is "not in the index": a wrong answer costs a learner
+more than none.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ MIN_SHARED = 60
 ROOT = Path(__file__).resolve().parent.parent
 SITE_VARIABLE = "AUTOGRAD_PITFALLS_SITE"
 
-EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failed|Interrupt)(?:\[[^\]]*\])?: ?(.*)")
-LINE_PREFIX = re.compile(r"^\s*(?:\[rank\d+\]:\s?|E {3}|> ?)*")
+EXCEPTION = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failed|Interrupt)"
+                       r"(?:\[[^\]]*\])?: ?(.*)")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 STOP_LINE = re.compile(r"\s*(Traceback \(most recent call last\)|File \"|During handling of|The above exception|"
                        r"Set TORCH_|You can suppress|Exception raised from|frame #\d|-{5,})")
@@ -39,20 +41,18 @@ def squeeze(text: str) -> str:
 
 def messages_in(text: str) -> list[str]:
     """The exception messages of a pasted text, last first (its type prefix removed)."""
-    lines = [LINE_PREFIX.sub("", ANSI.sub("", line)) for line in text.splitlines()]
+    lines = [ANSI.sub("", line) for line in text.splitlines()]
     found = []
     for i, line in enumerate(lines):
-        head = EXCEPTION_LINE.fullmatch(line.strip())
+        head = EXCEPTION.search(line)
         if not head:
             continue
         body = [head.group(1)]
         for more in lines[i + 1:]:
-            if not more.strip() or STOP_LINE.match(more) or EXCEPTION_LINE.fullmatch(more.strip()):
+            if not more.strip() or STOP_LINE.match(more) or EXCEPTION.search(more):
                 break
             body.append(more)
         found.append(CUT_MARK.sub("", squeeze(" ".join(body))))
-    if not found:  # a message pasted without its type
-        found = [CUT_MARK.sub("", squeeze(text))]
     return [m for m in reversed(found) if m]
 
 
@@ -85,19 +85,36 @@ class Diagnosis:
     entry: dict | None  # the index entry it matches, or None
 
 
+def best_entry(message: str, score) -> dict | None:
+    """The one entry with the most evidence for the message (None if none, or a tie)."""
+    scores = sorted(((score(message, e), e["id"], e) for e in index.errors()), key=lambda s: s[0],
+                    reverse=True)
+    if scores[0][0] > 0 and (len(scores) == 1 or scores[1][0] < scores[0][0]):
+        return scores[0][2]
+    return None
+
+
+def anywhere(text: str, entry: dict) -> int:
+    """Evidence for a message pasted without its type: a pattern or a text found anywhere."""
+    found = [m.end() - m.start() for p in entry["patterns"] if (m := re.search(p, text))]
+    found += [len(t) for m in entry["message"] if (t := TYPE_PREFIX.sub("", squeeze(m["text"]))) in text]
+    return max(found, default=0)
+
+
 def diagnose(text: str) -> list[Diagnosis]:
     """One diagnosis per distinct entry matched (the last exception's first); or, if none
     matches, one unmatched diagnosis for the last exception."""
     found: list[Diagnosis] = []
     messages = messages_in(text)
     for message in messages:
-        scores = sorted(((evidence(message, e), e["id"], e) for e in index.errors()),
-                        key=lambda s: s[0], reverse=True)
-        best = scores[0]
-        clear = best[0] > 0 and (len(scores) == 1 or scores[1][0] < best[0])
-        if clear and all(d.entry["id"] != best[1] for d in found):
-            found.append(Diagnosis(message, best[2]))
-    return found or [Diagnosis(messages[0] if messages else "", None)]
+        entry = best_entry(message, evidence)
+        if entry and all(d.entry["id"] != entry["id"] for d in found):
+            found.append(Diagnosis(message, entry))
+    if not found and not messages:
+        whole = CUT_MARK.sub("", squeeze(ANSI.sub("", text)))
+        entry = best_entry(whole, anywhere)
+        return [Diagnosis(whole, entry)]
+    return found or [Diagnosis(messages[0], None)]
 
 
 def site() -> str:
@@ -132,8 +149,9 @@ def explain(d: Diagnosis) -> str:
                 f"{page_address(pages['symptoms']['path'])}\n"
                 f"All messages: {page_address(pages['errors']['path'])}")
     e = d.entry
-    lines = [f"In the index: {e['group']}",
-             f"  {page_address(pages['errors']['path'], heading_anchor(e['group']))}",
+    first = e["message"][0]["text"]
+    lines = [f"In the index: {first[:160]}{' …' if len(first) > 160 else ''}",
+             f"  {page_address(pages['errors']['path'], heading_anchor(e['group']))} ({e['group']})",
              "Causes people hit, each with its fix and where a notebook shows it:"]
     for n, c in enumerate(e["cause"], 1):
         where = "; ".join(f"{page_address('notebooks/' + p['notebook'])} {p['section']}".rstrip()
