@@ -68,6 +68,8 @@ def error_entries(markdown: str) -> list[dict]:
             prose.append(block.text)
         elif block.kind == "message":
             if entry is None or entry["cause"]:
+                if entry and len(prose) > 1:  # the last paragraph leads in, the others close
+                    entry["after"], prose = "\n\n".join(prose[:-1]), prose[-1:]
                 entry = {"group": group, "message": [], "cause": []}
                 entries.append(entry)
             entry["message"].append({"before": "\n\n".join(prose), "text": block.text})
