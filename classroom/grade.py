@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from classroom.course import ASSIGNMENT, NOTEBOOKS, course
+from classroom.kernel_pool import why_no_pool
 
 COLUMNS = ("student", "notebook", "exercise", "points", "max_points")
 
@@ -97,6 +98,8 @@ def main(argv: list[str]) -> None:
     # One intra-op thread per kernel, as in the test suite: the notebooks' examples are tiny, and
     # the kernel pool forks only a process without threads.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if why_no_pool():
+        print(why_no_pool())
     rows = grade(submissions, sorted(NOTEBOOKS.glob("*.ipynb")))
     write_csv(rows, submissions / "grades.csv")
     print("\n".join(summary(rows, submissions)))
