@@ -3,6 +3,8 @@
 #   make test     re-run every notebook and compare every stored output (nbval) + checks
 #   make test TORCH=2.14.1   the same on an older tested release, in its own .venv-torch-2.14.1
 #   make test-releases       make test on every older release listed in releases.toml
+#   make test PYTHON=python3.13   the same on another Python, in its own .venv-python3.13
+#   make test-pythons        make test on every other Python listed in releases.toml
 #   make bench    time each notebook's own cells and the suite against its floor (budgets)
 #   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
 #                 or after upgrading PyTorch); then review with `make diff`
@@ -13,6 +15,7 @@
 #                 stored outputs; fails on any warning or broken link. Launch buttons:
 #                 make site SITE_REPOSITORY_URL=https://github.com/you/repo
 #   make lock     after editing requirements.txt: re-pin what it pulls in (constraints.txt)
+#   make clean    remove every environment (.venv*), student/ and site/
 # TORCH_INDEX=URL takes torch from another package index, e.g. PyTorch's CPU-only builds
 # (make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu); the rest still comes from PyPI.
 
@@ -21,7 +24,9 @@ PYTHON ?= python3
 TORCH  ?=
 TORCH_INDEX ?=
 TORCH_VERSION := $(or $(TORCH),$(shell sed -n 's/^torch==//p' requirements.txt))
-VENV   := $(if $(TORCH),.venv-torch-$(TORCH),.venv)
+# Each PyTorch release and each Python named on the command line gets an environment of its own
+# (.venv-torch-2.14.1, .venv-python3.13); the default one is .venv.
+VENV   := .venv$(if $(TORCH),-torch-$(TORCH))$(if $(filter command line,$(origin PYTHON)),-$(notdir $(PYTHON)))
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-requirements
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check
@@ -32,11 +37,11 @@ NB     ?= notebooks/*.ipynb
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test test-releases bench execute diff student grade site lock clean
+.PHONY: help venv lab test test-releases test-pythons bench execute diff student grade site lock clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
 
 # requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
 # gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
@@ -85,6 +90,16 @@ OLDER_TORCH = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("re
 test-releases:
 	@for release in $(OLDER_TORCH); do $(MAKE) --no-print-directory test TORCH=$$release || exit 1; done
 
+# The same suite on every other Python in releases.toml, each in its own environment: python3.X
+# from PATH, else from pyenv's versions if it has one.
+OTHER_PYTHONS = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("releases.toml", "rb"))["pythons"][1:])')
+test-pythons:
+	@for v in $(OTHER_PYTHONS); do \
+	  py=$$(command -v python$$v >/dev/null && python$$v -c '' 2>/dev/null && echo python$$v || \
+	        ls -d "$$(pyenv root 2>/dev/null)"/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1); \
+	  test -n "$$py" || { echo "make test-pythons: no Python $$v found (python$$v on PATH, or pyenv)"; exit 1; }; \
+	  $(MAKE) --no-print-directory test PYTHON=$$py || exit 1; done
+
 bench: $(STAMP)
 	$(BIN)/python -m testsuite.bench
 
@@ -130,4 +145,4 @@ lock: $(STAMP)
 	mv constraints.txt.new constraints.txt
 
 clean:
-	rm -rf .venv .venv-torch-* student site
+	rm -rf .venv .venv-* student site
