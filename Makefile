@@ -9,8 +9,11 @@
 #   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
 #                 or after upgrading PyTorch); then review with `make diff`
 #   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
-#   make student  student copies in student/, through nbgrader (no solutions, no expected values)
-#   make grade SUBMISSIONS=DIR   autograde DIR/<student>/*.ipynb with nbgrader: DIR/grades.csv
+#   make student  student copies in student/, through nbgrader (no solutions, no expected values);
+#                 make student NB="01 04" refreshes those two and keeps the others
+#   make grade SUBMISSIONS=DIR [NB="01 04 06"]   autograde a class folder (one folder per student)
+#                 with nbgrader; grades, summary and feedback in DIR-graded/ (OUT=... elsewhere,
+#                 TIMEOUT=seconds a cell may run, default 60)
 #   make site     the collection as a static website in site/ (open site/index.html), from the
 #                 stored outputs; fails on any warning or broken link. Launch buttons:
 #                 make site SITE_REPOSITORY_URL=https://github.com/you/repo
@@ -30,8 +33,11 @@ VENV   := .venv$(if $(TORCH),-torch-$(TORCH))$(if $(filter command line,$(origin
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-requirements
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check
-# Which notebooks `make execute` runs: make execute NB=notebooks/01_double_backward.ipynb
-NB     ?= notebooks/*.ipynb
+# Which notebooks `make execute`, `make student` and `make grade` take: by number or file,
+# NB="01 04" or NB=notebooks/01_double_backward.ipynb; every notebook when NB is empty.
+NB     ?=
+NB_FILES = $(if $(strip $(NB)),$(foreach n,$(NB),$(or $(wildcard $(n)),$(wildcard notebooks/$(n)_*.ipynb),\
+  $(error NB: no notebook "$(n)": name notebooks by number or file, e.g. NB="01 04"))),$(wildcard notebooks/*.ipynb))
 
 # The same kernel environment as the tests (conftest.py): one intra-op thread, fixed hashing.
 export OMP_NUM_THREADS := 1
@@ -61,12 +67,20 @@ venv: $(STAMP)
 # are all reachable; README.md opens first. lab/overrides.json, copied to where JupyterLab
 # reads default settings (its application settings directory), shows Markdown files rendered,
 # so README's links open the notebooks. JupyterLab refuses to start as root unless told to
-# (containers, CI machines). LAB_OPTIONS passes more options, e.g. --no-browser --port=8888.
+# (containers, CI machines). nbgrader's own UI (formgrader, validate, assignment lists) is turned
+# off there: this project grades with `make grade`, and that UI needs a course directory and an
+# exchange this project does not use (lab/nbgrader_off.json, lab/page_config.json).
+# LAB_ROOT=student opens the student copies (`make student`) instead, as a student sees them.
+# LAB_OPTIONS passes more options, e.g. --no-browser --port=8888.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+LAB_ROOT ?= .
 LAB_OPTIONS ?=
 lab: $(STAMP)
-	mkdir -p $(LAB_SETTINGS) && cp lab/overrides.json $(LAB_SETTINGS)/overrides.json
-	$(BIN)/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/README.md $(LAB_OPTIONS)
+	mkdir -p $(LAB_SETTINGS) $(VENV)/etc/jupyter/labconfig $(VENV)/etc/jupyter/jupyter_server_config.d
+	cp lab/overrides.json $(LAB_SETTINGS)/overrides.json
+	cp lab/page_config.json $(VENV)/etc/jupyter/labconfig/page_config.json
+	cp lab/nbgrader_off.json $(VENV)/etc/jupyter/jupyter_server_config.d/zz-nbgrader-off.json
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/README.md $(LAB_OPTIONS)
 
 # The work tree must be the same after the tests as before (figures are compared, not
 # written). The fingerprint covers what git reports, the content of every change and of
@@ -107,8 +121,8 @@ bench: $(STAMP)
 # (adjacent outputs of one stream merged), so that a learner's Run-All and save changes nothing.
 execute: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB)
-	$(BIN)/jupyter nbconvert --to notebook --inplace --CoalesceStreamsPreprocessor.enabled=True $(NB)
+	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB_FILES)
+	$(BIN)/jupyter nbconvert --to notebook --inplace --CoalesceStreamsPreprocessor.enabled=True $(NB_FILES)
 
 diff: $(STAMP)
 	$(BIN)/nbdiff --sources --outputs HEAD -- notebooks
@@ -116,13 +130,16 @@ diff: $(STAMP)
 # A self-contained folder to hand out (classroom/release.py): nbgrader's release of every
 # notebook, the helper modules they import, figures/, a README and requirements for students.
 student: $(STAMP)
-	$(BIN)/python -m classroom.release student $(wildcard $(NB))
+	$(BIN)/python -m classroom.release student $(NB_FILES)
 
 # DIR holds one folder per student with the notebooks they handed in (classroom/grade.py).
 SUBMISSIONS ?=
+OUT ?=
+TIMEOUT ?=
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (one folder per student)"; exit 2; }
-	$(BIN)/python -m classroom.grade $(SUBMISSIONS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR [NB=\"01 04\"] (one folder per student)"; exit 2; }
+	$(BIN)/python -m classroom.grade $(SUBMISSIONS) $(if $(strip $(NB)),--notebooks $(NB_FILES)) \
+	  $(if $(OUT),--out $(OUT)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # The static site: Sphinx with myst-nb renders README.md and notebooks/*.ipynb from their stored
 # outputs (settings in site_src/conf.py). Any warning fails the build; then every notebook must
