@@ -68,8 +68,10 @@ def write_student_folder(out: Path, notebooks: list[Path]) -> None:
     for module in sorted(NOTEBOOKS.glob("*.py")):
         shutil.copy(module, out / "notebooks" / module.name)
     shutil.copytree(ROOT / "figures", out / "figures", dirs_exist_ok=True)
-    shutil.copy(STUDENT_README, out / "README.md")
-    (out / "requirements.txt").write_text(student_requirements())
+    requirements = student_requirements()
+    torch_pin = next(line for line in requirements.splitlines() if line.startswith("torch=="))
+    (out / "README.md").write_text(STUDENT_README.read_text().replace("{torch_pin}", torch_pin))
+    (out / "requirements.txt").write_text(requirements)
 
 
 def main(argv: list[str]) -> None:
