@@ -3,17 +3,23 @@
 #   make test     re-run every notebook and compare every stored output (nbval) + checks
 #   make test TORCH=2.14.1   the same on an older tested release, in its own .venv-torch-2.14.1
 #   make test-releases       make test on every older release listed in releases.toml
+#   make test PYTHON=python3.13   the same on another Python, in its own .venv-python3.13
+#   make test-pythons        make test on every other Python listed in releases.toml
 #   make bench    time each notebook's own cells and the suite against its floor (budgets)
 #   make execute  re-execute notebooks in place and refresh figures/ (after editing one,
 #                 or after upgrading PyTorch); then review with `make diff`
 #   make diff     what `make execute` changed in the notebooks, cell by cell (nbdime)
-#   make student  student copies in student/, through nbgrader (no solutions, no expected values)
-#   make grade SUBMISSIONS=DIR   autograde DIR/<student>/*.ipynb with nbgrader: DIR/grades.csv
+#   make student  student copies in student/, through nbgrader (no solutions, no expected values);
+#                 make student NB="01 04" refreshes those two and keeps the others
+#   make grade SUBMISSIONS=DIR [NB="01 04 06"]   autograde a class folder (one folder per student)
+#                 with nbgrader; grades, summary and feedback in DIR-graded/ (OUT=... elsewhere,
+#                 TIMEOUT=seconds a cell may run, default 60)
 #   make site     the collection as a static website in site/ (open site/index.html), from the
 #                 stored outputs; fails on any warning or broken link. Launch buttons:
 #                 make site SITE_REPOSITORY_URL=https://github.com/you/repo
 #   make pages    docs/errors.md and docs/symptoms.md from the index data (autograd_pitfalls/index/)
 #   make lock     after editing requirements.txt: re-pin what it pulls in (constraints.txt)
+#   make clean    remove every environment (.venv*), student/ and site/
 # TORCH_INDEX=URL takes torch from another package index, e.g. PyTorch's CPU-only builds
 # (make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu); the rest still comes from PyPI.
 
@@ -22,22 +28,27 @@ PYTHON ?= python3
 TORCH  ?=
 TORCH_INDEX ?=
 TORCH_VERSION := $(or $(TORCH),$(shell sed -n 's/^torch==//p' requirements.txt))
-VENV   := $(if $(TORCH),.venv-torch-$(TORCH),.venv)
+# Each PyTorch release and each Python named on the command line gets an environment of its own
+# (.venv-torch-2.14.1, .venv-python3.13); the default one is .venv.
+VENV   := .venv$(if $(TORCH),-torch-$(TORCH))$(if $(filter command line,$(origin PYTHON)),-$(notdir $(PYTHON)))
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-requirements
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check
-# Which notebooks `make execute` runs: make execute NB=notebooks/01_double_backward.ipynb
-NB     ?= notebooks/*.ipynb
+# Which notebooks `make execute`, `make student` and `make grade` take: by number or file,
+# NB="01 04" or NB=notebooks/01_double_backward.ipynb; every notebook when NB is empty.
+NB     ?=
+NB_FILES = $(if $(strip $(NB)),$(foreach n,$(NB),$(or $(wildcard $(n)),$(wildcard notebooks/$(n)_*.ipynb),\
+  $(error NB: no notebook "$(n)": name notebooks by number or file, e.g. NB="01 04"))),$(wildcard notebooks/*.ipynb))
 
 # The same kernel environment as the tests (conftest.py): one intra-op thread, fixed hashing.
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test test-releases bench execute diff student grade site pages lock clean
+.PHONY: help venv lab test test-releases test-pythons bench execute diff student grade site pages lock clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
 
 # requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
 # gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
@@ -61,12 +72,20 @@ venv: $(STAMP)
 # are all reachable; README.md opens first. lab/overrides.json, copied to where JupyterLab
 # reads default settings (its application settings directory), shows Markdown files rendered,
 # so README's links open the notebooks. JupyterLab refuses to start as root unless told to
-# (containers, CI machines). LAB_OPTIONS passes more options, e.g. --no-browser --port=8888.
+# (containers, CI machines). nbgrader's own UI (formgrader, validate, assignment lists) is turned
+# off there: this project grades with `make grade`, and that UI needs a course directory and an
+# exchange this project does not use (lab/nbgrader_off.json, lab/page_config.json).
+# LAB_ROOT=student opens the student copies (`make student`) instead, as a student sees them.
+# LAB_OPTIONS passes more options, e.g. --no-browser --port=8888.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+LAB_ROOT ?= .
 LAB_OPTIONS ?=
 lab: $(STAMP)
-	mkdir -p $(LAB_SETTINGS) && cp lab/overrides.json $(LAB_SETTINGS)/overrides.json
-	$(BIN)/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/README.md $(LAB_OPTIONS)
+	mkdir -p $(LAB_SETTINGS) $(VENV)/etc/jupyter/labconfig $(VENV)/etc/jupyter/jupyter_server_config.d
+	cp lab/overrides.json $(LAB_SETTINGS)/overrides.json
+	cp lab/page_config.json $(VENV)/etc/jupyter/labconfig/page_config.json
+	cp lab/nbgrader_off.json $(VENV)/etc/jupyter/jupyter_server_config.d/zz-nbgrader-off.json
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/README.md $(LAB_OPTIONS)
 
 # The work tree must be the same after the tests as before (figures are compared, not
 # written). The fingerprint covers what git reports, the content of every change and of
@@ -90,6 +109,16 @@ OLDER_TORCH = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("re
 test-releases:
 	@for release in $(OLDER_TORCH); do $(MAKE) --no-print-directory test TORCH=$$release || exit 1; done
 
+# The same suite on every other Python in releases.toml, each in its own environment: python3.X
+# from PATH, else from pyenv's versions if it has one.
+OTHER_PYTHONS = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("releases.toml", "rb"))["pythons"][1:])')
+test-pythons:
+	@for v in $(OTHER_PYTHONS); do \
+	  py=$$(command -v python$$v >/dev/null && python$$v -c '' 2>/dev/null && echo python$$v || \
+	        ls -d "$$(pyenv root 2>/dev/null)"/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1); \
+	  test -n "$$py" || { echo "make test-pythons: no Python $$v found (python$$v on PATH, or pyenv)"; exit 1; }; \
+	  $(MAKE) --no-print-directory test PYTHON=$$py || exit 1; done
+
 bench: $(STAMP)
 	$(BIN)/python -m testsuite.bench
 
@@ -97,8 +126,8 @@ bench: $(STAMP)
 # (adjacent outputs of one stream merged), so that a learner's Run-All and save changes nothing.
 execute: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB)
-	$(BIN)/jupyter nbconvert --to notebook --inplace --CoalesceStreamsPreprocessor.enabled=True $(NB)
+	  --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False $(NB_FILES)
+	$(BIN)/jupyter nbconvert --to notebook --inplace --CoalesceStreamsPreprocessor.enabled=True $(NB_FILES)
 
 diff: $(STAMP)
 	$(BIN)/nbdiff --sources --outputs HEAD -- notebooks
@@ -106,13 +135,16 @@ diff: $(STAMP)
 # A self-contained folder to hand out (classroom/release.py): nbgrader's release of every
 # notebook, the helper modules they import, figures/, a README and requirements for students.
 student: $(STAMP)
-	$(BIN)/python -m classroom.release student $(wildcard $(NB))
+	$(BIN)/python -m classroom.release student $(NB_FILES)
 
 # DIR holds one folder per student with the notebooks they handed in (classroom/grade.py).
 SUBMISSIONS ?=
+OUT ?=
+TIMEOUT ?=
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (one folder per student)"; exit 2; }
-	$(BIN)/python -m classroom.grade $(SUBMISSIONS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR [NB=\"01 04\"] (one folder per student)"; exit 2; }
+	$(BIN)/python -m classroom.grade $(SUBMISSIONS) $(if $(strip $(NB)),--notebooks $(NB_FILES)) \
+	  $(if $(OUT),--out $(OUT)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # The static site: Sphinx with myst-nb renders README.md and notebooks/*.ipynb from their stored
 # outputs (settings in site_src/conf.py). Any warning fails the build; then every notebook must
@@ -139,4 +171,4 @@ lock: $(STAMP)
 	mv constraints.txt.new constraints.txt
 
 clean:
-	rm -rf .venv .venv-torch-* student site
+	rm -rf .venv .venv-* student site

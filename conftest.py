@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from classroom.kernel_pool import kernel_pool
+from classroom.kernel_pool import kernel_pool, why_no_pool
 from testsuite.notebook_run import NotebookRun, judge_declared_difference
 from testsuite.notebooks import NOTEBOOKS
-from testsuite.releases import differences_for, installed_release, older_releases, pinned_release
+from testsuite.releases import (differences_for, installed_release, older_releases, pinned_release,
+                               running_python, validated_pythons)
 
 _POOL = pytest.StashKey[ExitStack]()
 
@@ -37,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"PyTorch {release} is installed; the notebooks are validated on {pinned} (pinned in "
             f"requirements.txt) and on {', '.join(older_releases())} (releases.toml). Use `make "
             "test`, or `make test TORCH=<one of those>`.")
-    NotebookRun.differences = differences_for(release)
+    NotebookRun.differences = differences_for(release, running_python())
     NotebookRun.graded_by_nbgrader = release == pinned  # grading does not depend on the release
     # Kernels inherit this process's environment (also under pytest-xdist, whose workers
     # start after this hook). Figures are compared with figures/ on the pinned release (they
@@ -51,6 +52,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # (pytest.ini names its kernel spec): started here, before the workers, which use it too.
     config.stash[_POOL] = ExitStack()
     config.stash[_POOL].enter_context(kernel_pool())
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if why_no_pool() and reporter and not hasattr(config, "workerinput"):
+        reporter.write_line(why_no_pool())  # one line, even under -q
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -60,9 +64,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     release, pinned = installed_release(), pinned_release()
+    python, pythons = running_python(), validated_pythons()
     declared = len(NotebookRun.differences)
-    return (f"PyTorch {release}" + (" (pinned)" if release == pinned else
-            f" (older release: {declared} cells declared to differ in releases.toml)"))
+    tested = "" if python in pythons else f", which is not among the tested Pythons {', '.join(pythons)}"
+    return (f"PyTorch {release}" + (" (pinned)" if release == pinned else " (older release)")
+            + f" on Python {python}{tested}; {declared} cells declared to differ here in releases.toml")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

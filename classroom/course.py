@@ -28,11 +28,15 @@ CODE_STUB = "# YOUR CODE HERE"
 
 
 class Course:
-    """A course directory whose assignment holds some notebooks, and nbgrader working on it."""
+    """A course directory whose assignment holds some notebooks, and nbgrader working on it.
+    A cell that runs longer than ``timeout`` seconds is interrupted (it scores as an error)."""
 
-    def __init__(self, root: Path, notebooks: list[Path]) -> None:
+    def __init__(self, root: Path, notebooks: list[Path], timeout: int = 120) -> None:
         from nbgrader.apps import NbGraderAPI
+        from nbgrader.converters import Autograde
         from traitlets.config import Config
+
+        from classroom.checker_guard import GuardTheChecker
 
         self.root = root
         _new_gradebook(root / "gradebook.db")
@@ -45,7 +49,9 @@ class Course:
         config.CourseDirectory.db_url = self.db_url
         config.NbGrader.logfile = str(root / "nbgrader.log")
         config.ClearSolutions.code_stub = {"python": CODE_STUB}
-        config.Execute.timeout = 120
+        config.Execute.timeout = timeout
+        config.Autograde.autograde_preprocessors = [
+            GuardTheChecker, *Autograde.class_traits()["autograde_preprocessors"].default()]
         config.Execute.kernel_name = KERNEL_NAME  # see course()
         # Kernels talk over local sockets in the course directory: private, and without the
         # warning ipykernel prints on stderr for every kernel that uses unencrypted TCP.
@@ -75,6 +81,21 @@ class Course:
         with _nbgrader_environment():
             _succeeded(self.api.autograde(ASSIGNMENT, student), f"autograde {student}'s notebooks")
 
+    def try_autograde(self, student: str) -> str | None:
+        """nbgrader autograde of one student's submission; nbgrader's log if it failed, else None."""
+        with _nbgrader_environment():
+            result = self.api.autograde(ASSIGNMENT, student)
+        return None if result.get("success") else f"{result.get('log', '')}\n{result.get('error', '')}"
+
+    def autograded(self, student: str) -> Path:
+        return self.root / "autograded" / student / ASSIGNMENT
+
+    def feedback(self, student: str) -> Path:
+        """nbgrader generate_feedback for one student: the folder of its HTML files."""
+        with _nbgrader_environment():
+            _succeeded(self.api.generate_feedback(ASSIGNMENT, student), f"write {student}'s feedback")
+        return self.root / "feedback" / student / ASSIGNMENT
+
     def add_empty_submission(self, student: str) -> None:
         """A submission of nothing: every grade of the assignment stays empty (0 points)."""
         from nbgrader.api import Gradebook
@@ -85,12 +106,12 @@ class Course:
 
 
 @contextmanager
-def course(notebooks: list[Path]) -> Iterator[Course]:
+def course(notebooks: list[Path], timeout: int = 120) -> Iterator[Course]:
     """A temporary course whose assignment holds ``notebooks`` and the helper modules. nbgrader's
     kernels are forked from a kernel pool (kernel_pool.py): the one already running for this
     process (the test suite's), or one started for the course."""
     with kernel_pool(), tempfile.TemporaryDirectory(prefix="autograd-pitfalls-course-") as tmp:
-        yield Course(Path(tmp), notebooks)
+        yield Course(Path(tmp), notebooks, timeout)
 
 
 def _new_gradebook(path: Path) -> None:

@@ -14,6 +14,11 @@ only that those modules are already imported (tests/test_kernel_pool.py compares
 fresh kernel). A kernel is forked only for the pool's own Python, and when every environment
 variable read at interpreter start or import (STARTUP_PREFIXES) has the pool's value;
 otherwise, or when no pool runs, this file starts an ordinary kernel in its place (``exec``).
+
+The pool needs Linux: fork after importing torch is unsafe on macOS, Windows has no fork, and it
+reads /proc and passes file descriptors over AF_UNIX sockets. Elsewhere, or with NO_POOL_ENV set
+to 1, ``kernel_pool()`` gives KERNEL_NAME to plain fresh kernels instead (``why_no_pool()`` says
+why, in one line for the user).
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from typing import Any, Iterator
 from unittest import mock
 
 KERNEL_NAME = "autograd-pitfalls-pool"
-SOCKET_ENV = "AUTOGRAD_PITFALLS_KERNEL_POOL"
+SOCKET_ENV = "AUTOGRAD_PITFALLS_KERNEL_POOL"  # the pool's socket, or OFF when kernels start fresh
+NO_POOL_ENV = "AUTOGRAD_PITFALLS_NO_KERNEL_POOL"  # set to 1 to start every kernel fresh
+OFF = "off"
 # What a kernel imports as it starts, then what the notebooks' setup cells import (the slow
 # parts of torch they load ahead of first use, in setup cells). Never the project's own modules,
 # which the suite may change between runs (the regression meta-test does).
@@ -241,25 +248,43 @@ def relay(args: list[str]) -> None:
 
 # --- starting and stopping the pool ------------------------------------------------------------
 
+def why_no_pool() -> str | None:
+    """Why kernels start fresh here instead of from a pool, in one line; None where a pool runs."""
+    if os.environ.get(NO_POOL_ENV, "0") != "0":
+        return f"kernel pool off ({NO_POOL_ENV} is set): every kernel starts fresh"
+    if not sys.platform.startswith("linux"):
+        return (f"kernel pool off (it needs Linux; this is {sys.platform}): every kernel starts fresh, "
+                "which is slower but gives the same results")
+    if not (hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
+            and Path("/proc/self/task").is_dir()):
+        return "kernel pool off (no fork, AF_UNIX sockets or /proc here): every kernel starts fresh"
+    return None
+
+
 @contextmanager
 def kernel_pool() -> Iterator[None]:
-    """While the block runs, ``KERNEL_NAME`` is a kernel of a pool, for this process and the
-    processes it starts (environment variables). A pool already running for the parent process
-    is used as it is."""
+    """While the block runs, ``KERNEL_NAME`` is a kernel of a pool (or, where ``why_no_pool()``
+    says so, a plain fresh kernel), for this process and the processes it starts (environment
+    variables). A pool already set up for the parent process is used as it is."""
     running = os.environ.get(SOCKET_ENV)
-    if running and Path(running).exists():
+    if running == OFF or (running and Path(running).exists()):
         yield
         return
+    pooled = why_no_pool() is None
     with tempfile.TemporaryDirectory(prefix="autograd-pitfalls-kernels-") as tmp:
         spec = Path(tmp) / "kernels" / KERNEL_NAME
         spec.mkdir(parents=True)
         this_file = str(Path(__file__).resolve())
+        argv = [this_file] if pooled else ["-m", "ipykernel_launcher"]
         (spec / "kernel.json").write_text(json.dumps(
-            {"argv": [sys.executable, this_file, "-f", "{connection_file}"],
-             "display_name": "Python 3 (kernel pool)", "language": "python", "interrupt_mode": "signal"}))
-        socket_path = str(Path(tmp) / "pool.sock")
+            {"argv": [sys.executable, *argv, "-f", "{connection_file}"],
+             "display_name": "Python 3 (kernel pool)" if pooled else "Python 3", "language": "python", "interrupt_mode": "signal"}))
+        socket_path = str(Path(tmp) / "pool.sock") if pooled else OFF
         jupyter_path = os.pathsep.join(filter(None, [tmp, os.environ.get("JUPYTER_PATH")]))
         with mock.patch.dict(os.environ, {SOCKET_ENV: socket_path, "JUPYTER_PATH": jupyter_path}):
+            if not pooled:
+                yield
+                return
             pool = subprocess.Popen([sys.executable, this_file, "--serve", socket_path],
                                     start_new_session=True, stdin=subprocess.DEVNULL)
             try:

@@ -58,17 +58,20 @@ def student_requirements() -> str:
 
 
 def write_student_folder(out: Path, notebooks: list[Path]) -> None:
-    """Write the folder handed to students (replacing ``out``)."""
-    if out.exists():
+    """Write the folder handed to students: with every notebook, ``out`` afresh; with some, only
+    their copies are replaced (the other copies are kept), the rest is refreshed."""
+    if out.exists() and {p.name for p in notebooks} == {p.name for p in NOTEBOOKS.glob("*.ipynb")}:
         shutil.rmtree(out)
-    (out / "notebooks").mkdir(parents=True)
+    (out / "notebooks").mkdir(parents=True, exist_ok=True)
     for path in notebooks:
         nbformat.write(student_copy(nbformat.read(path, as_version=4)), out / "notebooks" / path.name)
     for module in sorted(NOTEBOOKS.glob("*.py")):
         shutil.copy(module, out / "notebooks" / module.name)
-    shutil.copytree(ROOT / "figures", out / "figures")
-    shutil.copy(STUDENT_README, out / "README.md")
-    (out / "requirements.txt").write_text(student_requirements())
+    shutil.copytree(ROOT / "figures", out / "figures", dirs_exist_ok=True)
+    requirements = student_requirements()
+    torch_pin = next(line for line in requirements.splitlines() if line.startswith("torch=="))
+    (out / "README.md").write_text(STUDENT_README.read_text().replace("{torch_pin}", torch_pin))
+    (out / "requirements.txt").write_text(requirements)
 
 
 def main(argv: list[str]) -> None:

@@ -1,37 +1,91 @@
-"""`make grade` (classroom/grade.py) on a folder of submissions, with nbgrader: a submission that
-raises part-way keeps the points of the exercises that pass, a notebook not handed in scores 0
-and is named, and the grades are written to DIR/grades.csv. Notebook 01 (two exercises) stands
-for all; testsuite/grading.py grades every notebook's synthetic submissions."""
+"""`make grade` (classroom/grade.py) on a class as it really hands in (testsuite/mock_class.py):
+every case once, on notebook 01. Every valid hand-in gets the points it should, each problem is
+one line naming the student and the notebook, nothing is lost, and the files a teacher opens
+are written. Matching hand-ins to notebooks and naming notebooks are tested on their own."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
-import nbformat
+import pytest
 
-from classroom.grade import COLUMNS, grade, summary, write_csv
+from classroom.grade import main
+from classroom.handins import find_hand_in, student_folders, which_notebook
+from classroom.selection import select_notebooks
+from testsuite.mock_class import expected_points, write_class
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ROOT / "notebooks" / "01_double_backward.ipynb"
+NOTEBOOK = select_notebooks(["01"])[0]
+COLLECTION = [p.stem for p in select_notebooks([])]
 
 
-def test_grade_a_folder_of_submissions(tmp_path: Path) -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    first = next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
-    first.source = first.source.replace("### BEGIN SOLUTION", "### BEGIN SOLUTION\nraise RuntimeError('stuck')")
-    (tmp_path / "ada" / "notebooks").mkdir(parents=True)  # as handed out: in notebooks/
-    nbformat.write(nb, tmp_path / "ada" / "notebooks" / NOTEBOOK.name)
-    (tmp_path / "ben").mkdir()  # handed in nothing
+def test_grade_a_class_that_breaks_things(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = write_class(tmp_path / "class", 13, [NOTEBOOK])
+    assert len(set(cases.values())) == 13  # every case once
 
-    rows = grade(tmp_path, [NOTEBOOK])
-    write_csv(rows, tmp_path / "grades.csv")
+    status = main([str(tmp_path / "class"), "--notebooks", "01", "--timeout", "5"])
+    printed = capsys.readouterr().out.splitlines()
 
-    with (tmp_path / "grades.csv").open() as f:
-        table = list(csv.reader(f))
-    assert table == [list(COLUMNS),
-                     ["ada", "01_double_backward", "exercise-1", "0", "2"],
-                     ["ada", "01_double_backward", "exercise-2", "1", "1"],
-                     ["ben", "01_double_backward", "exercise-1", "0", "2"],
-                     ["ben", "01_double_backward", "exercise-2", "0", "1"]]
-    assert summary(rows, tmp_path) == ["ada: 1/3 points", "ben: 0/3 points; missing: 01_double_backward"]
+    out = tmp_path / "class-graded"
+    with (out / "summary.csv").open() as f:
+        table = list(csv.DictReader(f))
+    assert [row["student"] for row in table] == sorted(cases)  # __MACOSX is no student
+    got = {row["student"]: float(row["points"]) for row in table}
+    assert got == {s: expected_points(case, NOTEBOOK) for s, case in cases.items()}
+    assert all(row["max_points"] == "3" and row[NOTEBOOK.stem] == row["points"] for row in table)
+
+    by_case = {case: student for student, case in cases.items()}
+    problems = {case: [line for line in printed if line.startswith(f"{by_case[case]}, {NOTEBOOK.stem}: ")]
+                for case in ("invalid-json", "dead-kernel", "endless-loop", "two-versions")}
+    assert "is not a valid notebook" in problems["invalid-json"][0]
+    assert "the kernel died" in problems["dead-kernel"][0]
+    assert "ran over 5 s" in problems["endless-loop"][0]
+    assert "2 different files" in problems["two-versions"][0]
+    for case in ("browser-copy", "renamed", "nested-zip"):
+        assert any(line.startswith(f"{by_case[case]}: ") and "taken for" in line for line in printed), case
+    assert f"{by_case['nothing']}: 0/3 points; not handed in: {NOTEBOOK.stem}" in printed
+    assert status == 1 and "4 hand-in(s) could not be graded in full" in printed[-1]
+
+    with (out / "grades.csv").open() as f:
+        assert len(list(csv.reader(f))) == 1 + 2 * 13  # two exercises per student, none lost
+    graded = [s for s, case in cases.items() if case not in ("invalid-json", "dead-kernel", "two-versions", "nothing")]
+    for student in graded:
+        assert (out / "feedback" / student / f"{NOTEBOOK.stem}.html").is_file()
+        assert (out / "autograded" / student / NOTEBOOK.name).is_file()
+
+
+@pytest.mark.parametrize("name, notebook", [
+    ("01_double_backward.ipynb", "01_double_backward"),
+    ("01_double_backward (2).ipynb", "01_double_backward"),
+    ("01_Double_Backward-eve.ipynb", "01_double_backward"),
+    ("1_double_backward.ipynb", "01_double_backward"),  # one digit is no number; the name matches
+    ("double_backward_final.ipynb", "01_double_backward"),
+    ("Untitled.ipynb", None),
+])
+def test_which_notebook_a_file_is(name: str, notebook: str | None) -> None:
+    assert which_notebook(Path(name), COLLECTION) == notebook
+
+
+def test_what_a_student_folder_holds(tmp_path: Path) -> None:
+    ada = tmp_path / "ada"
+    for relative in ("student/notebooks/01_double_backward.ipynb", ".ipynb_checkpoints/04_x.ipynb",
+                     "04_grad_tensors_weighting.ipynb", "Untitled.ipynb", "a/b/c/06_inplace_on_leaf.ipynb"):
+        (ada / relative).parent.mkdir(parents=True, exist_ok=True)
+        (ada / relative).write_text("{}")
+    (tmp_path / "__MACOSX").mkdir()
+    (tmp_path / ".git").mkdir()
+    assert [p.name for p in student_folders(tmp_path)] == ["ada"]
+    hand_in = find_hand_in(ada, ["01_double_backward", "06_inplace_on_leaf"], COLLECTION)
+    assert hand_in.files == {"01_double_backward": ada / "student/notebooks/01_double_backward.ipynb"}
+    assert hand_in.missing(["01_double_backward", "06_inplace_on_leaf"]) == ["06_inplace_on_leaf"]  # too deep
+    assert sorted(hand_in.notes) == [
+        "ada: 04_grad_tensors_weighting.ipynb left out: 04_grad_tensors_weighting is not in this assignment",
+        "ada: Untitled.ipynb left out: its name matches no notebook",
+        "ada: student/notebooks/01_double_backward.ipynb taken for 01_double_backward"]
+
+
+def test_naming_notebooks() -> None:
+    assert [p.stem for p in select_notebooks(["1", "04", "06_inplace_on_leaf.ipynb"])] == [
+        "01_double_backward", "04_grad_tensors_weighting", "06_inplace_on_leaf"]
+    with pytest.raises(SystemExit, match="no notebook 'one'"):
+        select_notebooks(["one"])

@@ -1,17 +1,22 @@
 """A kernel forked by the kernel pool (classroom/kernel_pool.py) is the kernel a fresh start would
 give, but for the modules it has already imported; and when a variable read at start-up differs
 from the pool's, the pool refuses and a fresh kernel starts instead. The suite's session runs a
-pool (conftest.py), which these kernels use."""
+pool (conftest.py), which these kernels use. Where the pool cannot run (not Linux), or is turned
+off by hand, the same kernel name starts plain fresh kernels, and says so."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
+import pytest
+from jupyter_client.kernelspec import get_kernel_spec
 from jupyter_client.manager import KernelManager
 
-from classroom.kernel_pool import KERNEL_NAME, PRELOADED, QUIET_IMPORT, SOCKET_ENV
+from classroom.kernel_pool import (KERNEL_NAME, NO_POOL_ENV, PRELOADED, QUIET_IMPORT, SOCKET_ENV,
+                                   kernel_pool, why_no_pool)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 # What a notebook could notice of its kernel once it has imported what the pool imports (as
@@ -59,3 +64,27 @@ def test_a_forked_kernel_is_a_fresh_kernel_with_modules_already_imported() -> No
     assert forked["cwd"] == str(NOTEBOOKS)
     assert set(forked["env"]) ^ set(fresh["env"]) == set()
     assert forked == fresh
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32"])
+def test_off_linux_the_kernel_name_starts_plain_fresh_kernels(monkeypatch, platform) -> None:
+    monkeypatch.setattr(sys, "platform", platform)
+    assert platform in why_no_pool() and "starts fresh" in why_no_pool()
+    monkeypatch.delenv(SOCKET_ENV)  # as in a process that has no pool yet
+    with kernel_pool():
+        assert os.environ[SOCKET_ENV] == "off"
+        assert get_kernel_spec(KERNEL_NAME).argv[1:3] == ["-m", "ipykernel_launcher"]
+        if platform == "darwin":  # one real kernel is enough to show that it runs
+            probe = _probe()
+            assert not probe["preloaded"] and probe["cwd"] == str(NOTEBOOKS)
+        with kernel_pool():  # nested (a course inside the suite): the same kernels, no pool
+            assert os.environ[SOCKET_ENV] == "off"
+    assert os.environ.get(SOCKET_ENV) is None
+
+
+def test_the_pool_can_be_turned_off_by_hand(monkeypatch) -> None:
+    assert why_no_pool() is None  # the suite runs on Linux with the pool
+    monkeypatch.setenv(NO_POOL_ENV, "1")
+    assert NO_POOL_ENV in why_no_pool()
+    monkeypatch.setenv(NO_POOL_ENV, "0")
+    assert why_no_pool() is None
