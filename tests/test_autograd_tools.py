@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import matplotlib
 
 matplotlib.use("Agg")
@@ -203,3 +204,27 @@ def test_walk_graph_handles_chains_longer_than_the_recursion_limit():
     nodes = at.walk_graph(h, names={"w": w})
     assert nodes[0].label == "w" and len(nodes) == sys.getrecursionlimit() + 101
     assert nodes[-1].level == sys.getrecursionlimit() + 100
+
+
+def test_save_figure_allows_the_faint_pixels_float_rounding_moves(tmp_path, monkeypatch):
+    """On another CPU a figure drawn from many float32 steps can differ by a few faint pixels
+    (notebook 02's GAN: 10 pixels by 1/255); a real change of the drawing cannot hide in that."""
+    monkeypatch.setattr(at, "FIGURES_DIR", tmp_path)
+    monkeypatch.setenv(at.CHECK_FIGURES_ENV, "1")
+
+    def figure():
+        fig, ax = plt.subplots(figsize=(2, 2))
+        ax.plot([0, 1], [0, 1])
+        return fig
+
+    def committed(changed_pixels):
+        pixels = at._pixels(at._render(figure())).copy()
+        rows = pixels.reshape(-1, pixels.shape[-1])
+        rows[:changed_pixels, 0] = np.clip(rows[:changed_pixels, 0] - 1 / 255, 0, 1)
+        plt.imsave(tmp_path / "f.png", pixels)
+
+    committed(5)  # 5 pixels of 40,000, by 1/255: float rounding
+    at.save_figure(figure(), "f.png", show=False)
+    committed(2000)  # 5% of the pixels: a change of the drawing
+    with pytest.raises(AssertionError, match="different from what this cell draws"):
+        at.save_figure(figure(), "f.png", show=False)
