@@ -12,6 +12,7 @@
 #   make site     the collection as a static website in site/ (open site/index.html), from the
 #                 stored outputs; fails on any warning or broken link. Launch buttons:
 #                 make site SITE_REPOSITORY_URL=https://github.com/you/repo
+#   make pages    docs/errors.md and docs/symptoms.md from the index data (autograd_pitfalls/index/)
 #   make lock     after editing requirements.txt: re-pin what it pulls in (constraints.txt)
 # TORCH_INDEX=URL takes torch from another package index, e.g. PyTorch's CPU-only builds
 # (make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu); the rest still comes from PyPI.
@@ -32,22 +33,26 @@ NB     ?= notebooks/*.ipynb
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv lab test test-releases bench execute diff student grade site lock clean
+.PHONY: help venv lab test test-releases bench execute diff student grade site pages lock clean
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
 
 # requirements.txt with its torch pin replaced by TORCH_VERSION, so that an older release
 # gets exactly the same other packages. With TORCH_INDEX, torch alone comes from that index
-# first (its dependencies then from PyPI, pinned by constraints.txt).
-$(STAMP): requirements.txt constraints.txt
+# first (its dependencies then from PyPI, pinned by constraints.txt). Then this repository's
+# own package, autograd_pitfalls (pyproject.toml: the index data, the doctor), in development
+# mode and without dependencies, so that `autograd-doctor` and `%load_ext autograd_pitfalls`
+# work in the venv and an edit of the package or its data needs no reinstall.
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Python 3.11 or newer is needed (PYTHON=$(PYTHON))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	sed 's/^torch==.*/torch==$(TORCH_VERSION)/' requirements.txt > $(VENV)/requirements.txt
 	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) torch==$(TORCH_VERSION))
 	$(PIP) -r $(VENV)/requirements.txt -c constraints.txt
+	$(PIP) --no-deps -e .
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -122,6 +127,10 @@ site: $(STAMP)
 	if [ "$$before" != "$$($(TREE_STATE))" ]; then \
 	  echo "make site changed the work tree:"; git status --short; exit 1; fi; \
 	echo "Open site/index.html"
+
+# The pages generated from the index data; tests/test_pages.py fails when they are stale.
+pages: $(STAMP)
+	$(BIN)/python -m autograd_pitfalls.pages
 
 # After changing requirements.txt: re-pin everything it pulls in (review the diff).
 lock: $(STAMP)

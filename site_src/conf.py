@@ -1,8 +1,10 @@
 """Sphinx settings for `make site`: the collection as a static HTML book.
 
 The sources are the repository itself (sphinx-build's source directory is the repository root,
-this folder only holds the settings): README.md is the front page and every
-notebooks/*.ipynb is a chapter, rendered from its stored outputs by myst-nb, never executed.
+this folder only holds the settings): README.md is the front page, every
+notebooks/*.ipynb is a chapter, and docs/*.md (the index pages, the teachers' guide) and
+CONTRIBUTING.md are pages of their own. The notebooks are rendered from their stored outputs
+by myst-nb, never executed.
 Links keep the form that works on a code host and in JupyterLab
 (`notebooks/NN_x.ipynb`, `03_stored_intermediates.ipynb`); MyST turns them into links
 between pages. Everything is written under site/ (see the Makefile's `site` target).
@@ -30,7 +32,7 @@ extensions = ["myst_nb"]
 # The repository's README is the front page; the chapters are every notebook, found by
 # pattern, so that a new notebook needs no change here.
 root_doc = "README"
-include_patterns = ["README.md", "notebooks/*.ipynb"]
+include_patterns = ["README.md", "CONTRIBUTING.md", "docs/*.md", "notebooks/*.ipynb"]
 # Not even walked: environments, generated folders, the build itself.
 exclude_patterns = [".*", "**/.*", "site", "student", "tests", "testsuite", "site_src"]
 
@@ -39,7 +41,7 @@ nb_execution_mode = "off"
 # Stored errors are one "Type: message" line (IPython's minimal mode), not tracebacks: shown as
 # plain text. The traceback lexer fails on some messages (a backtick in DDP's) and warns.
 nb_render_error_lexer = "text"
-# Headings get GitHub-style anchors, so that README's `[For teachers](#for-teachers)` works.
+# Headings get GitHub-style anchors, so that README's `CONTRIBUTING.md#tested-with` works.
 myst_heading_anchors = 3
 myst_enable_extensions = ["dollarmath", "amsmath"]
 
@@ -73,8 +75,19 @@ if repository_url:
     }
 
 # README.md cannot hold a toctree (it is also read on the code host and in JupyterLab), so the
-# book's navigation is added to it here, at build time: every notebook, in file-name order.
+# book's navigation is added to it here, at build time: the pages for each audience, then
+# every notebook, in file-name order.
 NAVIGATION = """
+
+```{toctree}
+:hidden:
+:caption: Find your answer
+
+docs/errors
+docs/symptoms
+docs/teachers
+CONTRIBUTING
+```
 
 ```{toctree}
 :hidden:

@@ -1,9 +1,11 @@
-"""Every relative link in README.md and in the notebooks' Markdown leads somewhere.
+"""Every relative link in README.md, CONTRIBUTING.md, docs/*.md and the notebooks' Markdown
+leads somewhere.
 
 The same links are read on a code host, in JupyterLab and on the site (`make site`), so they
 are plain relative paths: `notebooks/03_stored_intermediates.ipynb` from the README,
+`../notebooks/03_stored_intermediates.ipynb` from docs/,
 `03_stored_intermediates.ipynb` between notebooks, `figures/x.png` for images. Each must
-name an existing file. A `#anchor` is allowed only into a Markdown file (the README), where
+name an existing file. A `#anchor` is allowed only into a Markdown file (README.md, docs/…), where
 it must match a heading as GitHub and the site spell it; a section of a notebook is named in
 words (`*Why*`), because JupyterLab, code hosts and the site do not agree on notebook anchors.
 """
@@ -25,7 +27,8 @@ HTML_LINK = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']""")
 
 
 def documents() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "notebooks").glob("*.ipynb"))]
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md")),
+            *sorted((ROOT / "notebooks").glob("*.ipynb"))]
 
 
 def markdown_of(path: Path) -> str:
@@ -83,7 +86,7 @@ def problem_with(link: str, document: Path) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("document", documents(), ids=lambda p: p.name)
+@pytest.mark.parametrize("document", documents(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_resolves(document: Path) -> None:
     problems = [f"{link}: {why}" for link in links_in(markdown_of(document))
                 if (why := problem_with(link, document))]

@@ -29,10 +29,10 @@ def test_each_declared_cell_exists_and_its_stored_output_is_not_what_it_declares
         f"matches {difference.prints!r}, so it does not describe a difference")
 
 
-def test_the_readme_lists_every_tested_release():
-    readme = (ROOT / "README.md").read_text()
-    section = re.search(r"^## Tested with\n(.*?)(?=^## )", readme, re.S | re.M)
-    assert section, "README.md has no '## Tested with' section"
+def test_the_contributors_guide_lists_every_tested_release():
+    guide = (ROOT / "CONTRIBUTING.md").read_text()
+    section = re.search(r"^## Tested with\n(.*?)(?=^## )", guide, re.S | re.M)
+    assert section, "CONTRIBUTING.md has no '## Tested with' section"
     listed = re.findall(r"^\| (\d+\.\d+\.\d+)\b", section.group(1), re.M)
     assert listed == [pinned_release(), *older_releases()], listed
 

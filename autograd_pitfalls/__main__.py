@@ -1,0 +1,55 @@
+"""`python -m autograd_pitfalls diagnose [FILE | - | MESSAGE]`, also installed as `autograd-doctor`.
+
+Reads a traceback or an error message from a file, from standard input (`-`, or no argument
+when something is piped in) or from the arguments, and prints the matching causes, fixes and
+links. Exit status: 0 found in the index, 1 not in the index, 2 unreadable input.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from autograd_pitfalls import doctor
+
+USAGE = "usage: autograd-doctor [FILE | - | \"RuntimeError: message\"]   (or python -m autograd_pitfalls diagnose …)"
+
+
+def read_input(args: list[str]) -> str:
+    if not args or args == ["-"]:
+        if not args and sys.stdin.isatty():
+            raise ValueError(USAGE)
+        return sys.stdin.read()
+    if len(args) == 1 and Path(args[0]).is_file():
+        return Path(args[0]).read_text(encoding="utf-8", errors="replace")
+    if len(args) == 1 and " " not in args[0] and re.search(r"[/\\]|\.(txt|log|out)$", args[0]):
+        raise ValueError(f"no such file: {args[0]}")
+    return " ".join(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["diagnose"]:
+        args = args[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    try:
+        text = read_input(args)
+    except (OSError, ValueError) as problem:
+        print(f"autograd-doctor: {problem}", file=sys.stderr)
+        return 2
+    if not text.strip():
+        print("autograd-doctor: the input is empty: give a traceback or an error message", file=sys.stderr)
+        return 2
+    found, answer = doctor.answer(text)
+    try:
+        print(answer)
+    except BrokenPipeError:  # `autograd-doctor … | head`
+        pass
+    return 0 if found else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

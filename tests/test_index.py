@@ -1,0 +1,101 @@
+"""The index data (autograd_pitfalls/index/) cannot drift from the notebooks: every message it
+lists is an error that some notebook really raises and stores, word for word (after a PyTorch
+upgrade, `make execute` refreshes the notebooks and this test names every message that
+changed), and every cause has a fix and names a notebook section that exists."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograd_pitfalls import index
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+
+
+@cache
+def stored_errors() -> dict[str, list[str]]:
+    """'Type: message' -> the notebooks that store it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for out in cell.get("outputs", []):
+                if out.output_type == "error":
+                    found.setdefault(f"{out.ename}: {out.evalue}", []).append(path.name)
+    return found
+
+
+def plain(text: str) -> str:
+    """Markdown reduced to comparable words: no markup, quotes straightened, spaces collapsed."""
+    text = re.sub(r"[`*_]", "", text).replace("’", "'").replace("“", '"').replace("”", '"')
+    return " ".join(text.lower().split())
+
+
+@cache
+def notebook_text(name: str) -> tuple[str, tuple[str, ...]]:
+    """(all Markdown of a notebook, reduced; its headings' texts, reduced)."""
+    cells = nbformat.read(NOTEBOOKS / name, as_version=4).cells
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    headings = tuple(plain(h) for h in re.findall(r"^#+ (.*)$", markdown, re.M))
+    return plain(markdown), headings
+
+
+def section_problems(place: dict) -> list[str]:
+    """Why a `shown_in` place does not name a section of an existing notebook ([] if it does)."""
+    name, section = place["notebook"], place["section"]
+    if not (NOTEBOOKS / name).is_file():
+        return [f"{name}: no such notebook"]
+    text, headings = notebook_text(name)
+    section = re.sub(r"\s\([^)]*\)", "", section)  # a comment in parentheses may cite elsewhere
+    problems = [f"{name}: no {words!r} in its text" for words in re.findall(r"\*([^*]+)\*", section)
+                if plain(words) not in text]
+    problems += [f"{name}: no section §{mark}" for mark in re.findall(r"§(\w+)", section)
+                 if not any(h.startswith(f"{mark.lower()} ·") for h in headings)]  # "## 7a · …"
+    return problems
+
+
+def causes() -> list[tuple[str, dict]]:
+    rows = [(e["id"], c) for e in index.errors() for c in e["cause"]]
+    return rows + [(g["id"], r) for g in index.symptoms() for r in g["row"]]
+
+
+def test_every_message_in_the_index_is_raised_by_a_notebook():
+    errors = stored_errors()
+    missing = [f"{e['id']}: {m['text'][:150]}" for e in index.errors() for m in e["message"]
+               if m["text"] not in errors]
+    assert not missing, ("the index lists messages that no notebook stores (word for word):\n"
+                         + "\n".join(f"- {m}" for m in missing))
+
+
+def test_every_entry_has_messages_and_causes():
+    assert len(index.errors()) > 20 and len(index.symptoms()) > 3
+    for entry in index.errors():
+        assert entry["message"] and entry["cause"], entry["id"]
+    for group in index.symptoms():
+        assert group["row"] and all(r["symptom"] for r in group["row"]), group["id"]
+
+
+@pytest.mark.parametrize("where, cause", causes(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_cause_has_a_fix_and_a_section_that_exists(where, cause):
+    assert cause["cause"] and cause["fix"] and cause["shown_in"], f"{where}: {cause}"
+    problems = [p for place in cause["shown_in"] for p in section_problems(place)]
+    assert not problems, f"{where}, cause {cause['cause'][:60]!r}:\n" + "\n".join(problems)
+
+
+def test_every_variant_belongs_to_an_entry_and_compiles():
+    assert not index.unknown_variant_ids()
+    for patterns in index.variants().values():
+        for pattern in patterns:
+            re.compile(pattern)
+
+
+def test_a_wrong_section_is_caught():
+    assert section_problems({"notebook": "08_field_guide.ipynb", "section": "§7a"}) == []
+    assert section_problems({"notebook": "08_field_guide.ipynb", "section": "§7z, *No such words*"}) == [
+        "08_field_guide.ipynb: no 'No such words' in its text", "08_field_guide.ipynb: no section §7z"]
+    assert section_problems({"notebook": "99_x.ipynb", "section": ""}) == ["99_x.ipynb: no such notebook"]
