@@ -3,7 +3,7 @@
     .venv/bin/python census/check_coverage.py            # check, then print COVERAGE figures
     .venv/bin/python census/check_coverage.py --strict   # exit 1 on any stale reference
 
-For every report judged "yes" or "partly", `entry` must name an error entry
+For every report judged "yes", "partly" or "not-reproducible-here", `entry` must name an error entry
 (autograd_pitfalls/index/errors/<id>.toml) or a symptom group (symptoms/<id>.toml), `index`
 must be that entry's heading as docs/errors.md or docs/symptoms.md shows it, `row` must be the
 start of one of its causes (or symptoms), and `shown_in` must name the notebook(s) that row
@@ -41,7 +41,7 @@ def rows_of(entry_id: str):
 
 
 def problems(r: dict) -> list[str]:
-    if r["covered"] not in ("yes", "partly"):
+    if r["covered"] not in ("yes", "partly", "not-reproducible-here"):
         return []
     heading, rows = rows_of(r.get("entry", ""))
     if heading is None:
@@ -99,6 +99,18 @@ def main(argv: list[str]) -> int:
         print(f"| {label} | all | {len(group)} | {share(c, len(group))} | "
               f"{100 * (c['yes'] + c['partly']) / max(len(group), 1):.0f}% |")
     msgs = [r for r in reports if r["saw"] == "message"]
+    fams = {}
+    for r in reports:
+        if r["covered"] != "yes":
+            fams.setdefault(r.get("family") or "(no family)", []).append(r)
+    print("\n| family (not covered or partly) | main: no | main: partly | fresh: no | fresh: partly | total | examples |")
+    print("|---|---|---|---|---|---|---|")
+    for fam, rs in sorted(fams.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        def n(sample, levels):
+            return sum(1 for r in rs if r["sample"] == sample and r["covered"] in levels)
+        ex = ", ".join(r["label"] for r in rs[:2])
+        print(f"| {fam} | {n('main', ('no', 'not-reproducible-here'))} | {n('main', ('partly',))} | "
+              f"{n('fresh', ('no', 'not-reproducible-here'))} | {n('fresh', ('partly',))} | {len(rs)} | {ex} |")
     if "--doctor" in argv:
         for r in msgs:
             print(f"  {r['id']:28} {r['covered']:8} census={r.get('entry', ''):40} doctor={doctor_entry(r)}")
