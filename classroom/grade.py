@@ -74,9 +74,17 @@ def unreadable(path: Path) -> str | None:
     """Why a handed-in file is not a notebook nbgrader can grade, or None."""
     try:
         nbformat.validate(nbformat.read(path, as_version=4))
-    except Exception as e:  # JSON errors, nbformat's validation errors, unreadable files
+    except nbformat.reader.NotJSONError:
+        return "not JSON: cut off or damaged"
+    except Exception as e:  # nbformat's validation errors, unreadable files
         return f"{type(e).__name__}: {str(e).splitlines()[0][:120]}" if str(e) else type(e).__name__
     return None
+
+
+def shown(path: Path) -> str:
+    """``path`` as the teacher named it: relative to the current folder when it is inside it."""
+    relative = os.path.relpath(path)
+    return path.as_posix() if relative.startswith("..") else Path(relative).as_posix()
 
 
 def why_it_failed(log: str) -> str:
@@ -170,7 +178,7 @@ def grade_class(class_folder: Path, notebooks: list[Path], out: Path, timeout: i
                 why = path and unreadable(path)
                 if why:
                     problem(f"{h.student}, {notebook.stem}: 0 points: {path.relative_to(class_folder).as_posix()} "
-                            f"is not a valid notebook ({why}); ask for the file again")
+                            f"is not a notebook ({why}); ask for the file again")
                 if path and not why:
                     todo.append((h.student, path))
                 else:
@@ -245,9 +253,10 @@ def main(argv: list[str]) -> int:
     print(f"grading {len(notebooks)} notebook(s): {' '.join(p.stem for p in notebooks)}")
     graded = grade_class(args.submissions, notebooks, out, args.timeout, args.jobs)
     print("\n".join(summary(graded.rows, graded.hand_ins)))
-    print(f"grades, one row per exercise: {out / 'grades.csv'}\n"
-          f"summary, one row per student: {out / 'summary.csv'}\n"
-          f"feedback (HTML) and graded notebooks: {out / 'feedback'}/<student>/, {out / 'autograded'}/<student>/")
+    print(f"grades, one row per exercise: {shown(out / 'grades.csv')}\n"
+          f"summary, one row per student: {shown(out / 'summary.csv')}\n"
+          f"feedback (HTML) and graded notebooks: {shown(out / 'feedback')}/<student>/, "
+          f"{shown(out / 'autograded')}/<student>/")
     if graded.problems:
         print(f"{len(graded.problems)} hand-in(s) could not be graded in full: the lines above name them")
     return 1 if graded.problems else 0

@@ -11,7 +11,8 @@ import pytest
 
 from testsuite.notebook_run import judge_declared_difference
 from testsuite.notebooks import NOTEBOOKS, output_text, read_notebook
-from testsuite.releases import Difference, declared_differences, older_releases, pinned_release
+from testsuite.releases import (Difference, declared_differences, older_releases, pinned_release,
+                               validated_pythons)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,6 +36,8 @@ def test_the_contributors_guide_lists_every_tested_release():
     assert section, "CONTRIBUTING.md has no '## Tested with' section"
     listed = re.findall(r"^\| (\d+\.\d+\.\d+)\b", section.group(1), re.M)
     assert listed == [pinned_release(), *older_releases()], listed
+    pythons = re.findall(r"^\| (3\.\d+)\b", section.group(1), re.M)
+    assert pythons == validated_pythons(), pythons
 
 
 DIFFERENCE = Difference("00_x.ipynb", "cell-001", ("2.13.0",), r"^old name", "renamed in 2.15")
