@@ -2,7 +2,7 @@
 
 A check cell calls ``check_answer`` from the student's namespace, and its hidden tests call
 ``confirm`` on what that returned. A submission could redefine ``check_answer`` (``check_answer =
-lambda *a, **k: None``) or patch the module (``exercise_check.Verdict.confirm = ...``) so that a
+lambda *a, **k: None``) or patch the module (``autograd_pitfalls.exercise_check.Verdict.confirm = ...``) so that a
 wrong answer passes. Before nbgrader runs a graded notebook, this preprocessor puts one line at
 the top of every check cell that reloads the checker's module from its file and takes
 ``check_answer`` from it: patches to the module are undone and a redefinition is replaced. It is
@@ -17,9 +17,10 @@ from typing import Any
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution
 
-CHECKER_MODULE = "exercise_check"
+CHECKER_MODULE = "autograd_pitfalls.exercise_check"
 GUARD = ("# graded with the checker as shipped (classroom/checker_guard.py)\n"
-         f"check_answer = __import__('importlib').reload(__import__({CHECKER_MODULE!r})).check_answer\n")
+         "check_answer = __import__('importlib').reload(__import__('importlib').import_module("
+         f"{CHECKER_MODULE!r})).check_answer\n")
 
 
 class GuardTheChecker(NbGraderPreprocessor):

@@ -42,7 +42,7 @@ class Course:
         _new_gradebook(root / "gradebook.db")
         source = root / "source" / ASSIGNMENT
         source.mkdir(parents=True)
-        for path in [*notebooks, *sorted(NOTEBOOKS.glob("*.py"))]:
+        for path in notebooks:  # their kernels import the helper package as installed in .venv
             shutil.copy(path, source / path.name)
         config = Config()
         config.CourseDirectory.root = str(root)

@@ -4,7 +4,7 @@
 that writes the gradebook) on one notebook: solution regions become ``# YOUR CODE HERE``,
 hidden tests and outputs are removed, check cells are locked. The test suite makes its copies
 with the same function. ``python -m classroom.release OUT`` writes OUT/ for students: the
-copies and the helper modules they import in ``notebooks/``, ``figures/``, a README and a
+copies and the helper package they import (``autograd_pitfalls``) in ``notebooks/``, ``figures/``, a README and a
 requirements.txt with the packages a student needs, pinned as the repository pins them.
 """
 
@@ -65,8 +65,10 @@ def write_student_folder(out: Path, notebooks: list[Path]) -> None:
     (out / "notebooks").mkdir(parents=True, exist_ok=True)
     for path in notebooks:
         nbformat.write(student_copy(nbformat.read(path, as_version=4)), out / "notebooks" / path.name)
-    for module in sorted(NOTEBOOKS.glob("*.py")):
-        shutil.copy(module, out / "notebooks" / module.name)
+    # The helper package beside the notebooks, where their `import autograd_pitfalls` finds it
+    # without an install.
+    shutil.copytree(ROOT / "autograd_pitfalls", out / "notebooks" / "autograd_pitfalls", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "figures", out / "figures", dirs_exist_ok=True)
     requirements = student_requirements()
     torch_pin = next(line for line in requirements.splitlines() if line.startswith("torch=="))

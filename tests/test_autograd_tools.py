@@ -1,9 +1,8 @@
-"""Direct tests of notebooks/autograd_tools.py (the notebooks test it too, by using it)."""
+"""Direct tests of autograd_pitfalls/autograd_tools.py (the notebooks test it too, by using it)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import matplotlib
@@ -13,8 +12,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-import autograd_tools as at  # noqa: E402
+from autograd_pitfalls import autograd_tools as at
 
 
 def small_graph():

@@ -1,16 +1,14 @@
-"""Direct tests of notebooks/exercise_check.py (every graded test cell uses it too)."""
+"""Direct tests of autograd_pitfalls/exercise_check.py (every graded test cell uses it too)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-from exercise_check import NOT_ANSWERED, answer_digest, check_answer, matches_digest  # noqa: E402
+from autograd_pitfalls.exercise_check import NOT_ANSWERED, answer_digest, check_answer, matches_digest
 
 
 def test_a_number_is_a_number_however_it_comes():

@@ -1,14 +1,11 @@
-"""Direct tests of notebooks/gan_demo.py (notebook 02 uses it too)."""
+"""Direct tests of autograd_pitfalls/gan_demo.py (notebook 02 uses it too)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-import gan_demo as gd  # noqa: E402
+from autograd_pitfalls import gan_demo as gd
 
 
 def test_articles_setup_is_seeded_and_separates_the_optimizers():

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-from training_check import StepCheck, TensorStatus  # noqa: E402
+from autograd_pitfalls.training_check import StepCheck, TensorStatus
 
 
 def two_layers() -> nn.Sequential:

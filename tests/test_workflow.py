@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -27,3 +28,10 @@ def test_the_workflow_tests_every_python_and_release_of_releases_toml():
     assert matrix["python"] == validated_pythons() and matrix["torch"] == [""]
     older = [(job["python"], job["torch"]) for job in matrix["include"]]
     assert older == [(validated_pythons()[0], release) for release in older_releases()]
+
+
+def test_the_package_metadata_names_the_tested_pythons():
+    project = tomllib.loads((WORKFLOW.parents[2] / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == f">={validated_pythons()[0]}"
+    listed = [c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")]
+    assert listed == validated_pythons()

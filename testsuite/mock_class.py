@@ -27,7 +27,7 @@ FAKE_VERDICT = "type('Verdict', (), {'confirm': lambda self, *a, **k: None})()"
 # or at its start (the endless loop, so that no answer is set).
 CHEATS = {
     "cheat-redefines": f"answer = None\ncheck_answer = lambda *a, **k: {FAKE_VERDICT}",
-    "cheat-patches": ("answer = None\nimport exercise_check\n"
+    "cheat-patches": ("answer = None\nimport autograd_pitfalls.exercise_check as exercise_check\n"
                       "exercise_check.Verdict.confirm = lambda self, *a, **k: None\n"
                       "exercise_check.check_answer = lambda *a, **k: exercise_check.Verdict(None, None, '', 4)\n"
                       "check_answer = exercise_check.check_answer"),

@@ -14,7 +14,7 @@ import re
 import torch
 from torch import nn
 
-from autograd_tools import describe_graph, walk_graph
+from autograd_pitfalls.autograd_tools import describe_graph, walk_graph
 
 __all__ = ["articles_setup", "names_of", "param_copies", "shared_nodes", "show_graph"]
 

@@ -46,7 +46,10 @@ __all__ = [
     "FIGURES_DIR",
 ]
 
-FIGURES_DIR = Path(__file__).resolve().parent.parent / "figures"
+_CHECKOUT = Path(__file__).resolve().parent.parent
+# The repository's figures/ when this package runs from a checkout of it; installed elsewhere
+# (pip install of the repository, Colab), a figures/ folder beside the running notebook.
+FIGURES_DIR = _CHECKOUT / "figures" if (_CHECKOUT / "notebooks").is_dir() else Path("figures")
 # Set by the test suite (conftest.py): "1" compares figures with figures/ instead of writing
 # them; "skip" neither compares nor writes (on another PyTorch release than the pinned one).
 CHECK_FIGURES_ENV = "AUTOGRAD_PITFALLS_CHECK_FIGURES"
