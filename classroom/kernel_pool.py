@@ -42,6 +42,7 @@ from unittest import mock
 KERNEL_NAME = "autograd-pitfalls-pool"
 SOCKET_ENV = "AUTOGRAD_PITFALLS_KERNEL_POOL"  # the pool's socket, or OFF when kernels start fresh
 NO_POOL_ENV = "AUTOGRAD_PITFALLS_NO_KERNEL_POOL"  # set to 1 to start every kernel fresh
+KERNEL_LOG_ENV = "AUTOGRAD_PITFALLS_KERNEL_LOG"  # a file that gets one line per kernel (make bench)
 OFF = "off"
 # What a kernel imports as it starts, then what the notebooks' setup cells import (the slow
 # parts of torch they load ahead of first use, in setup cells). Never the project's own modules,
@@ -224,6 +225,9 @@ def _preload() -> dict[str, str]:
 
 def relay(args: list[str]) -> None:
     """Ask the pool for a kernel with ``args``; forward signals to it; exit as it exits."""
+    if os.environ.get(KERNEL_LOG_ENV):
+        with open(os.environ[KERNEL_LOG_ENV], "a") as log:
+            log.write("kernel\n")
     socket_path = os.environ.get(SOCKET_ENV)
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
