@@ -1,11 +1,14 @@
-"""Check a built site: every notebook has its page, every internal link and image resolves.
+"""Check a built site: every notebook has its page, every internal link and image resolves,
+nothing is loaded from the network.
 
     python site_src/check_site.py site
 
 Each notebooks/*.ipynb of the repository must have its page (site/notebooks/NN_x.html). For
 each HTML file under the site folder, every `href` and `src` that points inside the
 site (no scheme, no `//host`) must name a file that exists, and a `#fragment` must name an
-element id (or anchor name) of that page. Prints each broken one and exits 1 if any.
+element id (or anchor name) of that page. No page may load a script or a style sheet from
+another host (MathJax from a CDN, say): the site must work offline. Prints each failure and
+exits 1 if any.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 LINK_ATTRIBUTES = {"href", "src"}
+# <link rel=...> values whose target the browser loads with the page.
+LOADED_LINKS = {"stylesheet", "preload", "modulepreload", "icon"}
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
@@ -26,8 +31,18 @@ class PageReader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.ids: set[str] = set()
         self.links: list[str] = []
+        self.remote_loads: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "script":
+            loaded = found.get("src")
+        elif tag == "link" and LOADED_LINKS & set((found.get("rel") or "").split()):
+            loaded = found.get("href")
+        else:
+            loaded = None
+        if loaded and is_remote(loaded):
+            self.remote_loads.append(loaded)
         for name, value in attrs:
             if value is None:
                 continue
@@ -40,6 +55,11 @@ class PageReader(HTMLParser):
 def is_internal(url: str) -> bool:
     parts = urlsplit(url)
     return not (parts.scheme or parts.netloc or url == "#")
+
+
+def is_remote(url: str) -> bool:
+    parts = urlsplit(url)
+    return bool(parts.netloc) or parts.scheme in {"http", "https"}
 
 
 def read_page(path: Path, cache: dict[Path, PageReader]) -> PageReader:
@@ -77,6 +97,13 @@ def broken_links(site: Path) -> list[str]:
     return broken
 
 
+def remote_loads(site: Path) -> list[str]:
+    """'page: url' for every script or style sheet a page loads from another host."""
+    site = site.resolve()
+    return [f"{page.relative_to(site)}: {url}" for page in pages_of(site)
+            for url in read_page(page, {}).remote_loads]
+
+
 def missing_pages(site: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
     """The notebooks that have no page in the site."""
     return [nb.name for nb in sorted(notebooks.glob("*.ipynb"))
@@ -94,9 +121,13 @@ def main(argv: list[str]) -> int:
     broken = broken_links(site)
     for line in broken:
         print("broken link:", line)
+    remote = remote_loads(site)
+    for line in remote:
+        print("loaded from the network:", line)
     pages = len(pages_of(site.resolve()))
-    print(f"{pages} pages checked, {len(broken)} broken internal links or images")
-    return 1 if broken or missing else 0
+    print(f"{pages} pages checked, {len(broken)} broken internal links or images, "
+          f"{len(remote)} scripts or style sheets from the network")
+    return 1 if broken or missing or remote else 0
 
 
 if __name__ == "__main__":

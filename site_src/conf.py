@@ -25,7 +25,9 @@ project = "Autograd pitfalls, executed"
 author = "the autograd-pitfalls authors"
 copyright = "the autograd-pitfalls authors"
 
-extensions = ["myst_nb"]
+# sphinx-mathjax-offline ships MathJax 3 in its pip package and copies it into the site's
+# _static/: formulas are typeset without a network (Sphinx's default loads MathJax from a CDN).
+extensions = ["myst_nb", "sphinx-mathjax-offline"]
 
 # The repository's README is the front page; the chapters are every notebook, found by
 # pattern, so that a new notebook needs no change here.

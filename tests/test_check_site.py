@@ -50,3 +50,19 @@ def test_every_notebook_needs_a_page(tmp_path: Path) -> None:
     site = tmp_path / "site"
     write(site / "notebooks" / "00_a.html", "")
     assert check_site.missing_pages(site, notebooks) == ["01_b.ipynb"]
+
+
+def test_scripts_and_style_sheets_from_the_network_fail(tmp_path: Path, capsys) -> None:
+    write(tmp_path / "index.html", """
+        <script src="_static/mathjax/tex-chtml.js"></script> <script>inline()</script>
+        <link rel="stylesheet" href="_static/site.css"> <a href="https://pytorch.org/docs">a link</a>
+        <link rel="canonical" href="https://example.org/index.html">""")
+    write(tmp_path / "notebooks" / "05.html", """
+        <script defer src="https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js"></script>
+        <link rel="stylesheet" href="//fonts.example.org/a.css">""")
+    assert check_site.remote_loads(tmp_path) == [
+        "notebooks/05.html: https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js",
+        "notebooks/05.html: //fonts.example.org/a.css",
+    ]
+    assert check_site.main(["check_site", str(tmp_path)]) == 1
+    assert "loaded from the network: notebooks/05.html: https://cdn" in capsys.readouterr().out
