@@ -24,7 +24,8 @@ import nbformat
 from sphinx.application import Sphinx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import no_spoilers  # noqa: E402  (site_src/, beside this file)
+import autograd_pitfalls_anchors  # noqa: E402  (site_src/, beside this file)
+import no_spoilers  # noqa: E402
 
 project = "Autograd pitfalls, executed"
 author = "the autograd-pitfalls authors"
@@ -129,5 +130,8 @@ def copy_front_page(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> None:
     app.connect("builder-inited", keep_outputs_in_build_folder)  # after myst-nb's own handler
     app.connect("source-read", add_navigation)
+    # README's `notebooks/NN_x.ipynb#cell-id=…` links (JupyterLab's fragment) land on the
+    # section that cell opens.
+    app.connect("doctree-read", autograd_pitfalls_anchors.add_cell_id_anchors)
     app.connect("build-finished", download_without_hidden_tests)
     app.connect("build-finished", copy_front_page)
