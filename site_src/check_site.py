@@ -201,23 +201,17 @@ def main(argv: list[str]) -> int:
     if not (site / "index.html").is_file():
         print(f"{site}/index.html is missing: build the site first (make site)")
         return 1
-    missing = missing_pages(site)
-    for name in missing:
-        print("no page for", name)
-    broken = broken_links(site)
-    for line in broken:
-        print("broken link:", line)
-    remote = remote_loads(site)
-    for line in remote:
-        print("loaded from the network:", line)
-    spoiled = spoilers(site)
-    for line in spoiled:
-        print("spoiler:", line)
+    failures = {}  # what each check prints before a failure: its failures
+    for label, check in [("no page for", missing_pages), ("broken link:", broken_links),
+                         ("loaded from the network:", remote_loads), ("spoiler:", spoilers)]:
+        failures[label] = check(site)
+        for line in failures[label]:
+            print(label, line)
     pages = len(pages_of(site.resolve()))
-    print(f"{pages} pages checked, {len(broken)} broken internal links or images, "
-          f"{len(remote)} scripts or style sheets from the network, {len(spoiled)} spoilers")
-    return 1 if broken or missing or remote or spoiled else 0
-
+    print(f"{pages} pages checked, {len(failures['broken link:'])} broken internal links or "
+          f"images, {len(failures['loaded from the network:'])} scripts or style sheets from "
+          f"the network, {len(failures['spoiler:'])} spoilers")
+    return 1 if any(failures.values()) else 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
