@@ -19,15 +19,23 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
+import nbformat
 from sphinx.application import Sphinx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import autograd_pitfalls_anchors  # noqa: E402  (site_src/, beside this file)
+import no_spoilers  # noqa: E402
 
 project = "Autograd pitfalls, executed"
 author = "the autograd-pitfalls authors"
 copyright = "the autograd-pitfalls authors"
 
-extensions = ["myst_nb"]
+# sphinx-mathjax-offline ships MathJax 3 in its pip package and copies it into the site's
+# _static/: formulas are typeset without a network (Sphinx's default loads MathJax from a CDN).
+extensions = ["myst_nb", "sphinx-mathjax-offline"]
 
 # The repository's README is the front page; the chapters are every notebook, found by
 # pattern, so that a new notebook needs no change here.
@@ -38,6 +46,8 @@ exclude_patterns = [".*", "**/.*", "site", "student", "tests", "testsuite", "sit
 
 # The stored outputs are what the site shows: nbval checks them against the pinned PyTorch.
 nb_execution_mode = "off"
+# Each notebook is read without its hidden tests and with its solutions folded (no_spoilers.py).
+nb_custom_formats = {".ipynb": ["no_spoilers.read_for_site", {}, False]}
 # Stored errors are one "Type: message" line (IPython's minimal mode), not tracebacks: shown as
 # plain text. The traceback lexer fails on some messages (a backtick in DDP's) and warns.
 nb_render_error_lexer = "text"
@@ -111,6 +121,18 @@ def keep_outputs_in_build_folder(app: Sphinx) -> None:
     app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder))
 
 
+def download_without_hidden_tests(app: Sphinx, exception: Exception | None) -> None:
+    """The download button offers the .ipynb that Sphinx copied to _sources/: without hidden
+    tests too (the solutions stay: a notebook has no folding)."""
+    if exception is not None or app.builder.name != "html":
+        return
+    for docname in app.env.found_docs:
+        copied = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+        if copied.is_file():
+            notebook = nbformat.read(app.env.doc2path(docname), as_version=4)
+            nbformat.write(no_spoilers.without_hidden_tests(notebook), copied)
+
+
 def copy_front_page(app: Sphinx, exception: Exception | None) -> None:
     """The front page is README.html; a host serves index.html at the site's root."""
     out = Path(app.outdir)
@@ -121,4 +143,8 @@ def copy_front_page(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> None:
     app.connect("builder-inited", keep_outputs_in_build_folder)  # after myst-nb's own handler
     app.connect("source-read", add_navigation)
+    # README's `notebooks/NN_x.ipynb#cell-id=…` links (JupyterLab's fragment) land on the
+    # section that cell opens.
+    app.connect("doctree-read", autograd_pitfalls_anchors.add_cell_id_anchors)
+    app.connect("build-finished", download_without_hidden_tests)
     app.connect("build-finished", copy_front_page)
