@@ -3,8 +3,8 @@
     python -m autograd_pitfalls.pages           # (re)write the pages
     python -m autograd_pitfalls.pages --check   # exit 1 if a committed page is stale
 
-The same renderer writes README's old form (README_STYLE), which the migration uses to check
-that it read a README without losing text.
+Each "shown in" link opens the notebook at the section it names (anchors.py): the section's
+words, "§7a" or "*The bug*", must name exactly one heading of that notebook.
 """
 
 from __future__ import annotations
@@ -15,10 +15,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from autograd_pitfalls import index
+from autograd_pitfalls.anchors import section_anchor
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "python -m autograd_pitfalls.pages"
 CODE_OR_LINK = re.compile(r"(`[^`]*`|\[[^\]]*\]\([^)]*\))")
+# The words that name a section at the start of a "shown in" place: "§7a", or "*The bug*"
+# (up to the "*" that ends them: "*Fixes: `x` and *w**" holds one more pair).
+SECTION_WORDS = re.compile(r"^(§\w+|\*.+?\*)(?=$|[\s,;(])")
 
 
 class Style(NamedTuple):
@@ -27,7 +31,6 @@ class Style(NamedTuple):
     level: int      # heading level of a group
 
 
-README_STYLE = Style("notebooks/", False, 3)
 PAGE_STYLE = Style("../notebooks/", True, 2)
 
 
@@ -61,8 +64,12 @@ def row(cells: list[str], style: Style) -> list[str]:
 
 
 def shown_in(places: list[dict], style: Style) -> str:
-    return ", ".join(f"[{p['notebook'][:2]}]({style.notebooks}{p['notebook']}) {p['section']}".rstrip()
-                     for p in places)
+    """Links to the notebooks, each at the section its words name (when they name one)."""
+    def link(place: dict) -> str:
+        words = SECTION_WORDS.match(place["section"])
+        anchor = f"#{section_anchor(ROOT / 'notebooks' / place['notebook'], words.group(1))}" if words else ""
+        return f"[{place['notebook'][:2]}]({style.notebooks}{place['notebook']}{anchor}) {place['section']}".rstrip()
+    return ", ".join(link(p) for p in places)
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

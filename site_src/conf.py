@@ -26,7 +26,7 @@ import nbformat
 from sphinx.application import Sphinx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import autograd_pitfalls_anchors  # noqa: E402  (site_src/, beside this file)
+import cell_id_anchors  # noqa: E402  (site_src/, beside this file)
 import no_spoilers  # noqa: E402
 
 project = "Autograd pitfalls, executed"
@@ -145,6 +145,6 @@ def setup(app: Sphinx) -> None:
     app.connect("source-read", add_navigation)
     # README's `notebooks/NN_x.ipynb#cell-id=…` links (JupyterLab's fragment) land on the
     # section that cell opens.
-    app.connect("doctree-read", autograd_pitfalls_anchors.add_cell_id_anchors)
+    app.connect("doctree-read", cell_id_anchors.add_cell_id_anchors)
     app.connect("build-finished", download_without_hidden_tests)
     app.connect("build-finished", copy_front_page)

@@ -5,9 +5,10 @@ The same links are read on a code host, in JupyterLab and on the site (`make sit
 are plain relative paths: `notebooks/03_stored_intermediates.ipynb` from the README,
 `../notebooks/03_stored_intermediates.ipynb` from docs/,
 `03_stored_intermediates.ipynb` between notebooks, `figures/x.png` for images. Each must
-name an existing file. A `#anchor` is allowed only into a Markdown file (README.md, docs/…), where
-it must match a heading as GitHub and the site spell it; a section of a notebook is named in
-words (`*Why*`), because JupyterLab, code hosts and the site do not agree on notebook anchors.
+name an existing file. A `#anchor` into a Markdown file (README.md, docs/…)
+it must match a heading as GitHub and the site spell it. Into a notebook, the one anchor that lands
+in JupyterLab and on the site is `#cell-id=<id of the section's cell>` (autograd_pitfalls/anchors.py:
+the index pages' links carry it), and that cell must exist.
 """
 
 from __future__ import annotations
@@ -79,9 +80,13 @@ def problem_with(link: str, document: Path) -> str | None:
     if not target.exists():
         return "no such file"
     if parts.fragment:
-        if target.suffix != ".md":
-            return "an anchor into a notebook: link the notebook and name the section in words"
-        if parts.fragment not in heading_anchors(target.read_text(encoding="utf-8")):
+        if target.suffix == ".ipynb":
+            ids = {cell.get("id") for cell in nbformat.read(target, as_version=4).cells}
+            if not parts.fragment.startswith("cell-id=") or parts.fragment[len("cell-id="):] not in ids:
+                return f"#{parts.fragment}: into a notebook, only #cell-id=<an id of its cells> lands"
+        elif target.suffix != ".md":
+            return "an anchor into a file that has no headings"
+        elif parts.fragment not in heading_anchors(target.read_text(encoding="utf-8")):
             return f"no heading with the anchor #{parts.fragment}"
     return None
 

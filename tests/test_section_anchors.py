@@ -1,10 +1,10 @@
-"""site_src/autograd_pitfalls_anchors.py: README's words for a notebook section ("§7a",
-"*The bug*") become the fragment that lands there in JupyterLab and on the site."""
+"""autograd_pitfalls/anchors.py and site_src/cell_id_anchors.py: the index's words for a
+notebook section ("§7a", "*The bug*") become the fragment that lands there in JupyterLab and on
+the site."""
 
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,11 +15,12 @@ from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 
+from autograd_pitfalls import anchors
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location(
-    "autograd_pitfalls_anchors", ROOT / "site_src" / "autograd_pitfalls_anchors.py")
-anchors = sys.modules[_spec.name] = importlib.util.module_from_spec(_spec)  # for its dataclass
-_spec.loader.exec_module(anchors)
+_spec = importlib.util.spec_from_file_location("cell_id_anchors", ROOT / "site_src" / "cell_id_anchors.py")
+site_anchors = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(site_anchors)
 
 
 def notebook(tmp_path: Path) -> Path:
@@ -78,7 +79,7 @@ def test_the_site_section_answers_to_the_cell_anchor(tmp_path: Path) -> None:
         parent = section
     env = SimpleNamespace(docname="notebooks/08_x", metadata={"notebooks/08_x": {}},
                           doc2path=lambda docname: source)
-    anchors.add_cell_id_anchors(SimpleNamespace(env=env), document)
+    site_anchors.add_cell_id_anchors(SimpleNamespace(env=env), document)
 
     slugs = env.metadata["notebooks/08_x"]["myst_slugs"]
     assert {slug: target for slug, (_, target, _) in slugs.items()} == {

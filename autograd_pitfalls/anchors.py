@@ -1,9 +1,10 @@
-"""Links that land: the anchor of a notebook section, for README's "shown in" links.
+"""Links that land: the anchor of a notebook section, for the index pages' "shown in" links.
 
     section_anchor("notebooks/08_field_guide.ipynb", "§7a")      -> "cell-id=cell-061"
     section_anchor("notebooks/05_higher_order_grad.ipynb", "Why") -> "cell-id=cell-005"
 
-so that README links `[08](notebooks/08_field_guide.ipynb#cell-id=cell-061) §7a`.
+so that docs/errors.md links `[08](../notebooks/08_field_guide.ipynb#cell-id=cell-061) §7a`
+(autograd_pitfalls/pages.py).
 
 Why the id of the heading's cell, not the heading's text: JupyterLab 4.6 gives a rendered
 heading the id "its text, spaces made '-'" ("7a-·-A-tensor-precomputed-…"), but a link with
@@ -18,7 +19,7 @@ typed URL. Cell ids are stable (CONVENTIONS: never change one; releases.toml nam
 ASCII. A cell that holds two headings ("7 · …" then "7a · …") lands at the first, the second
 just below it.
 
-On the site: `add_cell_id_anchors` (a Sphinx doctree-read handler, conf.py) makes the same
+On the site: `add_cell_id_anchors` (site_src/cell_id_anchors.py, a Sphinx handler) makes the same
 links land on the section: MyST resolves `08_field_guide.ipynb#cell-id=cell-061` to the page
 and the id of the section that the cell's first heading opens, and that section also carries
 the id "cell-id=cell-061" for a fragment typed by hand. On GitHub, whose notebook view is drawn
@@ -116,28 +117,3 @@ def section_anchor(notebook_path: str | Path, section_words: str) -> str:
     names, in JupyterLab and on the site: "cell-id=<id of the heading's cell>"."""
     notebook = nbformat.read(notebook_path, as_version=4)
     return cell_anchor(find_heading(headings(notebook), section_words).cell_id)
-
-
-def add_cell_id_anchors(app, doctree) -> None:
-    """Sphinx `doctree-read` handler: each section of a notebook's page that a cell's first
-    heading opens answers to "cell-id=<that cell's id>", as a MyST link target (README's
-    `notebooks/NN_x.ipynb#cell-id=…` resolves to the section's own id) and as an HTML id."""
-    from docutils import nodes
-
-    env = app.env
-    source = Path(env.doc2path(env.docname))
-    if source.suffix != ".ipynb":
-        return
-    found = headings(nbformat.read(source, as_version=4))
-    sections = list(doctree.findall(nodes.section))
-    titles = [section[0].astext() if section.children else "" for section in sections]
-    # Compared by their letters and digits: Sphinx makes "…" quotes curly.
-    if [re.sub(r"\W+", "", t) for t in titles] != [re.sub(r"\W+", "", h.text) for h in found]:
-        raise ValueError(f"{source}: its headings and its page's sections differ; "
-                         "autograd_pitfalls_anchors.headings needs to read them as MyST does")
-    slugs = env.metadata[env.docname].setdefault("myst_slugs", {})
-    for heading, section, title in zip(found, sections, titles):
-        anchor = cell_anchor(heading.cell_id)
-        if anchor not in slugs:  # the cell's first heading
-            slugs[anchor] = (section.line, section["ids"][0], title)
-            section["ids"].append(anchor)
