@@ -18,7 +18,6 @@ Without it the site has no launch buttons.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -133,11 +132,19 @@ def download_without_hidden_tests(app: Sphinx, exception: Exception | None) -> N
             nbformat.write(no_spoilers.without_hidden_tests(notebook), copied)
 
 
+FRONT_PAGE_REDIRECT = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta http-equiv="refresh" content="0; url={page}"><link rel="canonical" href="{page}"></head>
+<body><p><a href="{page}">{title}</a></p></body></html>
+"""
+
+
 def copy_front_page(app: Sphinx, exception: Exception | None) -> None:
-    """The front page is README.html; a host serves index.html at the site's root."""
+    """The front page is README.html; a host serves index.html at the site's root, which sends
+    the browser there (one page, served once)."""
     out = Path(app.outdir)
     if exception is None and app.builder.name == "html":
-        shutil.copyfile(out / f"{root_doc}.html", out / "index.html")
+        (out / "index.html").write_text(FRONT_PAGE_REDIRECT.format(title=project, page=f"{root_doc}.html"))
 
 
 def setup(app: Sphinx) -> None:
