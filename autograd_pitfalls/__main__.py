@@ -16,12 +16,20 @@ from autograd_pitfalls import doctor
 USAGE = "usage: autograd-doctor [FILE | - | \"RuntimeError: message\"]   (or python -m autograd_pitfalls diagnose …)"
 
 
+def _is_file(arg: str) -> bool:
+    """Whether ``arg`` names a file; a long message is no file name (the system refuses it)."""
+    try:
+        return Path(arg).is_file()
+    except OSError:
+        return False
+
+
 def read_input(args: list[str]) -> str:
     if not args or args == ["-"]:
         if not args and sys.stdin.isatty():
             raise ValueError(USAGE)
         return sys.stdin.read()
-    if len(args) == 1 and Path(args[0]).is_file():
+    if len(args) == 1 and _is_file(args[0]):
         return Path(args[0]).read_text(encoding="utf-8", errors="replace")
     if len(args) == 1 and " " not in args[0] and re.search(r"[/\\]|\.(txt|log|out)$", args[0]):
         raise ValueError(f"no such file: {args[0]}")

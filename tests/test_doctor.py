@@ -69,6 +69,10 @@ def test_the_command_line(tmp_path, monkeypatch, capsys):
     (tmp_path / "error.txt").write_text(message)
     assert main(["diagnose", str(tmp_path / "error.txt")]) == 0
     assert main([message]) == 0 and main(message.split()) == 0
+    long_message = ("RuntimeError: one of the variables needed for gradient computation has been modified by "
+                    "an inplace operation: [torch.cuda.FloatTensor [64, 128]], which is output 0 of "
+                    "ReluBackward0, is at version 3; expected version 2 instead. " + "Hint: " * 40)
+    assert main([long_message]) == 0  # longer than a file name may be: still a message
     monkeypatch.setattr("sys.stdin", io.StringIO(message))
     assert main(["-"]) == 0
     assert main(["KeyError: 'x'"]) == 1
