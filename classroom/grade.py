@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from classroom.course import ASSIGNMENT, course
+from classroom.course import ASSIGNMENT, Course, course
 from classroom.handins import HandIn, find_hand_in, student_folders
 from classroom.kernel_pool import kernel_pool, why_no_pool
 from classroom.selection import select_notebooks
@@ -99,31 +99,44 @@ def why_it_failed(log: str) -> str:
 
 def grade_notebook(notebook: Path, hand_ins: list[tuple[str, Path]], out: Path, timeout: int) -> Graded:
     """Autograde each student's hand-in of ``notebook`` in its own run of nbgrader (in a worker)."""
-    from nbgrader.api import Gradebook
-
     graded = Graded()
     with course([notebook], timeout) as c:
         c.generate()
         for student, path in hand_ins:
-            c.submitted(student).mkdir(parents=True)
-            shutil.copy(path, c.submitted(student) / notebook.name)
-            failure = c.try_autograde(student)
-            if failure:
-                graded.problems.append(f"{student}, {notebook.stem}: 0 points: {why_it_failed(failure)}; "
-                                       "see the student's notebook, or grade it by hand")
+            try:
+                graded.rows += _grade_one(c, notebook, student, path, out, timeout, graded.problems)
+            except Exception as e:  # an nbgrader failure outside autograde: this hand-in only
+                graded.problems.append(f"{student}, {notebook.stem}: 0 points: nbgrader failed "
+                                       f"({type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}); "
+                                       "grade it by hand")
                 graded.rows += zero_rows(student, notebook)
-                continue
-            with Gradebook(c.db_url) as gradebook:
-                scores = gradebook.find_submission_notebook(notebook.stem, ASSIGNMENT, student).grades
-                graded.rows += [Row(student, notebook.stem, g.name, float(g.score or 0), float(g.max_score))
-                                for g in sorted(scores, key=lambda g: g.name)]
-            kept = c.autograded(student) / notebook.name
-            if "CellTimeoutError" in kept.read_text():
-                graded.problems.append(f"{student}, {notebook.stem}: a cell ran over {timeout} s and was "
-                                       "stopped (an endless loop?); the rest was graded")
-            _keep(kept, out / "autograded" / student / notebook.name)
-            _keep(c.feedback(student) / f"{notebook.stem}.html", out / "feedback" / student / f"{notebook.stem}.html")
     return graded
+
+
+def _grade_one(c: Course, notebook: Path, student: str, path: Path, out: Path, timeout: int,
+               problems: list[str]) -> list[Row]:
+    """One student's hand-in of ``notebook``, autograded in course ``c``: its rows; feedback
+    and the graded notebook kept in ``out``; what went wrong appended to ``problems``."""
+    from nbgrader.api import Gradebook
+
+    c.submitted(student).mkdir(parents=True)
+    shutil.copy(path, c.submitted(student) / notebook.name)
+    failure = c.try_autograde(student)
+    if failure:
+        problems.append(f"{student}, {notebook.stem}: 0 points: {why_it_failed(failure)}; "
+                        "see the student's notebook, or grade it by hand")
+        return zero_rows(student, notebook)
+    with Gradebook(c.db_url) as gradebook:
+        scores = gradebook.find_submission_notebook(notebook.stem, ASSIGNMENT, student).grades
+        rows = [Row(student, notebook.stem, g.name, float(g.score or 0), float(g.max_score))
+                for g in sorted(scores, key=lambda g: g.name)]
+    kept = c.autograded(student) / notebook.name
+    if "CellTimeoutError" in kept.read_text():
+        problems.append(f"{student}, {notebook.stem}: a cell ran over {timeout} s and was "
+                        "stopped (an endless loop?); the rest was graded")
+    _keep(kept, out / "autograded" / student / notebook.name)
+    _keep(c.feedback(student) / f"{notebook.stem}.html", out / "feedback" / student / f"{notebook.stem}.html")
+    return rows
 
 
 def _keep(source: Path, target: Path) -> None:
@@ -186,9 +199,16 @@ def grade_class(class_folder: Path, notebooks: list[Path], out: Path, timeout: i
             size = max(1, min(STUDENTS_PER_TASK, math.ceil(len(todo) / (jobs or os.cpu_count() or 1))))
             tasks += [(notebook, todo[k:k + size]) for k in range(0, len(todo), size)]
         with kernel_pool(), ProcessPoolExecutor(max_workers=jobs or os.cpu_count(), mp_context=get_context("spawn")) as pool:
-            running = [pool.submit(grade_notebook, notebook, chunk, out, timeout) for notebook, chunk in tasks]
+            running = {pool.submit(grade_notebook, notebook, chunk, out, timeout): (notebook, chunk)
+                       for notebook, chunk in tasks}
             for done in as_completed(running):
-                graded = done.result()
+                try:
+                    graded = done.result()
+                except Exception as e:  # the worker itself died: its students lose that notebook only
+                    notebook, chunk = running[done]
+                    graded = Graded([r for student, _ in chunk for r in zero_rows(student, notebook)],
+                                    [f"{student}, {notebook.stem}: 0 points: grading stopped ({type(e).__name__}); "
+                                     "grade again" for student, _ in chunk])
                 record(graded.rows)
                 for line in graded.problems:
                     problem(line)

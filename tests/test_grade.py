@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from classroom.grade import main
+import classroom.grade
+from classroom.grade import grade_notebook, main
 from classroom.handins import find_hand_in, student_folders, which_notebook
 from classroom.selection import select_notebooks
 from testsuite.mock_class import expected_points, write_class
@@ -95,3 +96,23 @@ def test_naming_notebooks() -> None:
         "01_double_backward", "04_grad_tensors_weighting", "06_inplace_on_leaf"]
     with pytest.raises(SystemExit, match="no notebook 'one'"):
         select_notebooks(["one"])
+
+
+def test_an_nbgrader_failure_costs_one_hand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception while grading one hand-in (here: writing its feedback) is one problem line and
+    0 points for that hand-in; the next student of the same task is still graded."""
+    grade_one = classroom.grade._grade_one
+
+    def failing_for_ada(c, notebook, student, *rest):
+        if student == "ada":
+            raise RuntimeError("nbgrader could not write ada's feedback")
+        return grade_one(c, notebook, student, *rest)
+
+    monkeypatch.setattr(classroom.grade, "_grade_one", failing_for_ada)
+    write_class(tmp_path / "class", 1, [NOTEBOOK])  # student01: a correct hand-in
+    hand_in = tmp_path / "class" / "student01" / NOTEBOOK.name
+    graded = grade_notebook(NOTEBOOK, [("ada", hand_in), ("ben", hand_in)], tmp_path / "out", timeout=30)
+    assert graded.problems == [f"ada, {NOTEBOOK.stem}: 0 points: nbgrader failed (RuntimeError: nbgrader "
+                               "could not write ada's feedback); grade it by hand"]
+    assert sum(r.points for r in graded.rows if r.student == "ada") == 0
+    assert sum(r.points for r in graded.rows if r.student == "ben") == 3
