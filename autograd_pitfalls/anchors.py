@@ -14,7 +14,7 @@ down is not found (tried: "#Exercises" stops part-way); and the browser percent-
 non-ASCII fragment ("·", curly quotes) before JupyterLab compares it with the raw id, so a
 numbered section ("7a · …") is never found. `#heading=<id>` fails the same ways. JupyterLab's
 `#cell-id=<id>` fragment finds the cell in the notebook's model instead, and scrolls to it:
-that lands, from a link clicked in a notebook or in the Markdown preview of README and from a
+that lands, from a link clicked in a notebook or in the Markdown preview of a page, and from a
 typed URL. Cell ids are stable (CONVENTIONS: never change one; releases.toml names them), and
 ASCII. A cell that holds two headings ("7 · …" then "7a · …") lands at the first, the second
 just below it.
@@ -88,10 +88,10 @@ def headings(notebook: nbformat.NotebookNode) -> list[Heading]:
 
 
 def find_heading(found: list[Heading], section_words: str) -> Heading:
-    """The heading that README's words name: "§7a" (its number), or "*The bug*" (the words
+    """The heading that the index's words name: "§7a" (its number), or "*The bug*" (the words
     its title is or begins with). Raises ValueError if none or several match."""
     words = section_words.strip()
-    if len(words) > 1 and words[0] == words[-1] == "*":  # README's *italic* words
+    if len(words) > 1 and words[0] == words[-1] == "*":  # the index's *italic* words
         words = words[1:-1]
     words = plain(words)
     if words.startswith("§"):

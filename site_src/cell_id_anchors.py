@@ -13,7 +13,7 @@ from autograd_pitfalls.anchors import cell_anchor, headings
 
 def add_cell_id_anchors(app, doctree) -> None:
     """Sphinx `doctree-read` handler: each section of a notebook's page that a cell's first
-    heading opens answers to "cell-id=<that cell's id>", as a MyST link target (README's
+    heading opens answers to "cell-id=<that cell's id>", as a MyST link target (the index pages'
     `notebooks/NN_x.ipynb#cell-id=…` resolves to the section's own id) and as an HTML id."""
     from docutils import nodes
 

@@ -150,7 +150,7 @@ def copy_front_page(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> None:
     app.connect("builder-inited", keep_outputs_in_build_folder)  # after myst-nb's own handler
     app.connect("source-read", add_navigation)
-    # README's `notebooks/NN_x.ipynb#cell-id=…` links (JupyterLab's fragment) land on the
+    # The index pages' `../notebooks/NN_x.ipynb#cell-id=…` links (JupyterLab's fragment) land on the
     # section that cell opens.
     app.connect("doctree-read", cell_id_anchors.add_cell_id_anchors)
     app.connect("build-finished", download_without_hidden_tests)

@@ -1,7 +1,7 @@
 """No spoilers on the site: notebooks are read for `make site` without their hidden tests and
 with their solutions folded.
 
-The exercises are nbgrader cells (README, "Exercises, student copies and grading"): a solution
+The exercises are nbgrader cells (docs/teachers.md, "Exercises, student copies and grading"): a solution
 cell (metadata `nbgrader.solution: true`, the answer between `### BEGIN SOLUTION` and
 `### END SOLUTION`), then a test cell whose hidden tests sit between `### BEGIN HIDDEN TESTS`
 and `### END HIDDEN TESTS`. The notebooks themselves are not changed: myst-nb reads each one
