@@ -107,15 +107,17 @@ test: $(STAMP)
 # The same suite on every older release in releases.toml, each in its own environment.
 OLDER_TORCH = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("releases.toml", "rb"))["older"])')
 test-releases:
+	@test -n "$(OLDER_TORCH)" || { echo "make test-releases: $(PYTHON) could not read the releases of releases.toml (3.11 or newer needed)"; exit 1; }
 	@for release in $(OLDER_TORCH); do $(MAKE) --no-print-directory test TORCH=$$release || exit 1; done
 
 # The same suite on every other Python in releases.toml, each in its own environment: python3.X
-# from PATH, else from pyenv's versions if it has one.
+# from PATH, else from pyenv's versions ($PYENV_ROOT, or ~/.pyenv; the pyenv command is not needed).
 OTHER_PYTHONS = $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("releases.toml", "rb"))["pythons"][1:])')
 test-pythons:
+	@test -n "$(OTHER_PYTHONS)" || { echo "make test-pythons: $(PYTHON) could not read the Pythons of releases.toml (3.11 or newer needed)"; exit 1; }
 	@for v in $(OTHER_PYTHONS); do \
 	  py=$$(command -v python$$v >/dev/null && python$$v -c '' 2>/dev/null && echo python$$v || \
-	        ls -d "$$(pyenv root 2>/dev/null)"/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1); \
+	        ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1); \
 	  test -n "$$py" || { echo "make test-pythons: no Python $$v found (python$$v on PATH, or pyenv)"; exit 1; }; \
 	  $(MAKE) --no-print-directory test PYTHON=$$py || exit 1; done
 
