@@ -53,8 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = ExitStack()
     config.stash[_POOL].enter_context(kernel_pool())
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if why_no_pool() and reporter and not hasattr(config, "workerinput"):
-        reporter.write_line(why_no_pool())  # one line, even under -q
+    if (off := why_no_pool()) and reporter and not hasattr(config, "workerinput"):
+        reporter.write_line(off)  # one line, even under -q
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -28,6 +28,7 @@ import shutil
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -59,11 +60,13 @@ class Graded:
     problems: list[str] = field(default_factory=list)
 
 
-def exercises_of(notebook: Path) -> list[tuple[str, float]]:
-    """(grade id, points) of every check cell of a notebook, in order."""
+@lru_cache(maxsize=None)
+def exercises_of(notebook: Path) -> tuple[tuple[str, float], ...]:
+    """(grade id, points) of every check cell of a notebook, in order (read once per notebook,
+    not once per student who did not hand it in)."""
     cells = nbformat.read(notebook, as_version=4).cells
-    return [(c.metadata["nbgrader"]["grade_id"], float(c.metadata["nbgrader"]["points"])) for c in cells
-            if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")]
+    return tuple((c.metadata["nbgrader"]["grade_id"], float(c.metadata["nbgrader"]["points"])) for c in cells
+                 if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution"))
 
 
 def zero_rows(student: str, notebook: Path) -> list[Row]:
@@ -268,8 +271,8 @@ def main(argv: list[str]) -> int:
     # One intra-op thread per kernel, as in the test suite: the notebooks' examples are tiny, and
     # the kernel pool forks only a process without threads.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    if why_no_pool():
-        print(why_no_pool())
+    if off := why_no_pool():
+        print(off)
     print(f"grading {len(notebooks)} notebook(s): {' '.join(p.stem for p in notebooks)}")
     graded = grade_class(args.submissions, notebooks, out, args.timeout, args.jobs)
     print("\n".join(summary(graded.rows, graded.hand_ins)))
