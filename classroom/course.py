@@ -78,11 +78,12 @@ class Course:
     def autograde(self, student: str = "*") -> None:
         """nbgrader autograde of what ``submitted(student)`` holds; by default, of every
         student's submission, in one run of nbgrader."""
-        with _nbgrader_environment():
-            _succeeded(self.api.autograde(ASSIGNMENT, student), f"autograde {student}'s notebooks")
+        failure = self.try_autograde(student)
+        if failure:
+            raise RuntimeError(f"nbgrader could not autograde {student}'s notebooks:\n{failure}")
 
-    def try_autograde(self, student: str) -> str | None:
-        """nbgrader autograde of one student's submission; nbgrader's log if it failed, else None."""
+    def try_autograde(self, student: str = "*") -> str | None:
+        """nbgrader autograde of a submission; nbgrader's log if it failed, else None."""
         with _nbgrader_environment():
             result = self.api.autograde(ASSIGNMENT, student)
         return None if result.get("success") else f"{result.get('log', '')}\n{result.get('error', '')}"
