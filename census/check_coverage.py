@@ -28,6 +28,7 @@ from autograd_pitfalls import doctor, index  # noqa: E402
 
 CENSUS = Path(__file__).with_name("census.toml")
 LEVELS = ("yes", "partly", "no", "not-reproducible-here")
+SAMPLES = ("main", "fresh", "fresh-2")  # fresh-2: METHOD.md, amendment 9
 
 
 def rows_of(entry_id: str):
@@ -85,16 +86,16 @@ def main(argv: list[str]) -> int:
     print()
     print("| sample | saw | reports | yes | partly | no | not-reproducible-here | yes + partly |")
     print("|---|---|---|---|---|---|---|---|")
-    for sample in ("main", "fresh"):
+    for sample in SAMPLES:
         for saw in ("message", "symptom", "all"):
             group = [r for r in reports if r["sample"] == sample and saw in ("all", r["saw"])]
             c = Counter(r["covered"] for r in group)
             n = len(group)
             both = f"{100 * (c['yes'] + c['partly']) / n:.0f}%" if n else "-"
             print(f"| {sample} | {saw} | {n} | {share(c, n)} | {both} |")
-    for label, keep in (("main, not cited by the index", lambda r: r["sample"] == "main" and not r["cited"]),
-                        ("main, cited by the index", lambda r: r["sample"] == "main" and r["cited"])):
-        group = [r for r in reports if keep(r)]
+    for sample, cited in (("main", False), ("main", True), ("fresh-2", False), ("fresh-2", True)):
+        label = f"{sample}, {'cited' if cited else 'not cited'} by the index"
+        group = [r for r in reports if r["sample"] == sample and r["cited"] == cited]
         c = Counter(r["covered"] for r in group)
         print(f"| {label} | all | {len(group)} | {share(c, len(group))} | "
               f"{100 * (c['yes'] + c['partly']) / max(len(group), 1):.0f}% |")
@@ -103,14 +104,15 @@ def main(argv: list[str]) -> int:
     for r in reports:
         if r["covered"] != "yes":
             fams.setdefault(r.get("family") or "(no family)", []).append(r)
-    print("\n| family (not covered or partly) | main: no | main: partly | fresh: no | fresh: partly | total | examples |")
-    print("|---|---|---|---|---|---|---|")
+    heads = " | ".join(f"{s}: no | {s}: partly" for s in SAMPLES)
+    print(f"\n| family (not covered or partly) | {heads} | total | examples |")
+    print("|---" * (2 * len(SAMPLES) + 3) + "|")
     for fam, rs in sorted(fams.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         def n(sample, levels):
             return sum(1 for r in rs if r["sample"] == sample and r["covered"] in levels)
+        cells = " | ".join(f"{n(s, ('no', 'not-reproducible-here'))} | {n(s, ('partly',))}" for s in SAMPLES)
         ex = ", ".join(r["label"] for r in rs[:2])
-        print(f"| {fam} | {n('main', ('no', 'not-reproducible-here'))} | {n('main', ('partly',))} | "
-              f"{n('fresh', ('no', 'not-reproducible-here'))} | {n('fresh', ('partly',))} | {len(rs)} | {ex} |")
+        print(f"| {fam} | {cells} | {len(rs)} | {ex} |")
     if "--doctor" in argv:
         for r in msgs:
             print(f"  {r['id']:28} {r['covered']:8} census={r.get('entry', ''):40} doctor={doctor_entry(r)}")
