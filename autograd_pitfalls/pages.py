@@ -83,6 +83,13 @@ def cause_cells(c: dict, style: Style, first: tuple[str, ...] = ()) -> list[str]
     return [*cells[:-1], shown_in(c["shown_in"], style), cells[-1]]
 
 
+def needs_note(needs: str) -> str:
+    """What the page says under a message that needs hardware the collection does not have."""
+    return (f"**Not reproduced here (needs {needs}).** No notebook raises this message: this "
+            f"collection runs on a CPU. `tests/test_index.py` checks instead that the installed "
+            f"PyTorch holds it word for word, and the sections named below run the CPU side of it.")
+
+
 def error_section(entries, style: Style) -> str:
     out, group = [], None
     for e in entries:
@@ -93,6 +100,8 @@ def error_section(entries, style: Style) -> str:
             if m.get("before"):
                 out.append(prose(m["before"], style))
             out.append(f"```text\n{m['text']}\n```")
+        if e.get("needs"):
+            out.append(needs_note(e["needs"]))
         if e.get("notes"):
             out.append(prose(e["notes"], style))
         out.append(table(["cause", "fix", "shown in", "reported in"],
