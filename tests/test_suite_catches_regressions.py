@@ -2,10 +2,11 @@
 one mutated copy of notebook 01, run by this repository's own suite (conftest.py, testsuite/,
 pytest.ini, releases.toml, classroom/) in a separate pytest process, in one kernel.
 
-Five mutations, each of a kind a regression would cause: a changed number, a changed error
-message, an error cell that no longer raises, a check cell that needs a name only the solution
+Six mutations, each of a kind a regression would cause: a changed number, a changed error
+message, an error cell that no longer raises, a control character left in Markdown by an
+unescaped backslash, a check cell that needs a name only the solution
 defines (fine in the notebook, broken in the student copy), and a check cell that gives the
-answer away in the student copy. Exactly those five items must fail, each named by notebook and
+answer away in the student copy. Exactly those six items must fail, each named by notebook and
 cell; everything else passes. Grading by nbgrader is left out: no mutation concerns it, and
 testsuite/grading.py grades every real notebook.
 """
@@ -57,6 +58,12 @@ def _error_no_longer_raised(nb) -> str:
     return f"Cell {k}"
 
 
+def _control_character_in_markdown(nb) -> str:
+    cell = next(c for c in nb.cells if c.cell_type == "markdown")
+    cell.source += "\n\nThe slope is $\x0crac{1}{2}$."  # "\frac" written in a non-raw string
+    return "check no control characters in sources"
+
+
 def _student_copy_needs_the_solution(nb) -> str:
     code = _code_cells(nb)
     k = next(k for k, c in enumerate(code) if c.metadata.get("nbgrader", {}).get("solution"))
@@ -73,7 +80,7 @@ def _check_gives_the_answer_away(nb) -> str:
 
 
 MUTATIONS = [_change_number, _change_error_message, _error_no_longer_raised,
-             _student_copy_needs_the_solution, _check_gives_the_answer_away]
+             _control_character_in_markdown, _student_copy_needs_the_solution, _check_gives_the_answer_away]
 
 
 def test_the_suite_fails_on_each_mutation_and_nothing_else(tmp_path: Path) -> None:
@@ -86,7 +93,7 @@ def test_the_suite_fails_on_each_mutation_and_nothing_else(tmp_path: Path) -> No
                     ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
     nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
     expected = {mutate(nb) for mutate in MUTATIONS}
-    assert len(expected) == len(MUTATIONS), expected  # five different items
+    assert len(expected) == len(MUTATIONS), expected  # six different items
     nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOK)
 
     result = subprocess.run(

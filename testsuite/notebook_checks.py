@@ -1,7 +1,7 @@
 """The collection's own checks on every notebook *file*, collected next to nbval's cells as
 items named ``notebooks/NN_x.ipynb::check <what>``: valid nbformat, executed top to bottom,
 ``raises-exception`` tags and error outputs agree, nothing machine-specific in stored outputs,
-no cell opting out of nbval's comparison, every image checked through save_figure, the
+no cell opting out of nbval's comparison, no control character in a cell's source, every image checked through save_figure, the
 sections of the notebook template, a seed, every exercise in nbgrader's format, and a student
 copy that gives no exercise away (testsuite/exercises.py).
 """
@@ -169,6 +169,20 @@ def check_every_output_compared(nb: Any, name: str) -> None:
             _fail(f"{name} {_where(i, cell)}: opts out of nbval's comparison ({tags or 'NBVAL_ comment'})")
 
 
+# A backslash escape written in a Python string that was not raw ("\frac" -> form feed + "rac")
+# leaves a control character in a cell: Markdown then shows garbage and LaTeX fails to render.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def check_no_control_characters(nb: Any, name: str) -> None:
+    for i, cell in enumerate(nb.cells):
+        found = _CONTROL.search(cell.source)
+        if found:
+            line = cell.source[:found.start()].count("\n") + 1
+            _fail(f"{name} cell {i} (id {cell.get('id')}), line {line}: control character "
+                  f"{found.group()!r} in the source (a backslash escape such as \\f or \\v in a non-raw string?)")
+
+
 def check_figures_saved(nb: Any, name: str) -> None:
     """nbval does not compare images; save_figure compares them with figures/. So every cell
     that shows an image must do it through save_figure."""
@@ -187,6 +201,7 @@ def check_student_copy(nb: Any, name: str) -> None:
 
 CHECKS: dict[str, Callable[[Any, str], None]] = {
     "valid nbformat": check_valid,
+    "no control characters in sources": check_no_control_characters,
     "executed top to bottom": check_executed_in_order,
     "raises-exception tags match error outputs": check_error_cells_tagged,
     "no machine details in outputs": check_no_machine_details,
