@@ -28,7 +28,7 @@ from autograd_pitfalls import doctor, index  # noqa: E402
 
 CENSUS = Path(__file__).with_name("census.toml")
 LEVELS = ("yes", "partly", "no", "not-reproducible-here")
-SAMPLES = ("main", "fresh", "fresh-2")  # fresh-2: METHOD.md, amendment 9
+SAMPLES = ("main", "fresh", "fresh-2", "fresh-3")  # fresh-2: METHOD.md, amendment 9; fresh-3: amendment 11
 
 
 def rows_of(entry_id: str):
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
             n = len(group)
             both = f"{100 * (c['yes'] + c['partly']) / n:.0f}%" if n else "-"
             print(f"| {sample} | {saw} | {n} | {share(c, n)} | {both} |")
-    for sample, cited in (("main", False), ("main", True), ("fresh-2", False), ("fresh-2", True)):
+    for sample, cited in ((s, c) for s in ("main", "fresh-2", "fresh-3") for c in (False, True)):
         label = f"{sample}, {'cited' if cited else 'not cited'} by the index"
         group = [r for r in reports if r["sample"] == sample and r["cited"] == cited]
         c = Counter(r["covered"] for r in group)

@@ -61,8 +61,16 @@ custom loss function not working, model does not learn
 torch.autograd.grad returns None
 results different every time I call backward
 loss is negative or impossible values after backward""".splitlines()
-print(len(M), len(S))
-r = random.Random(20261125)
-m = sorted(r.sample(range(len(M)), 22)); s = sorted(r.sample(range(len(S)), 7))
-for i, k in enumerate(m, 1): print(f"| c{i:02d} | {M[k]} |")
-for i, k in enumerate(s, 1): print(f"| d{i:02d} | {S[k]} |")
+
+
+def draw(M, S, n_m, n_s, seed, m_prefix, s_prefix):
+    """Print the seeded draw of n_m of the messages M and n_s of the symptoms S as table rows."""
+    print(len(M), len(S))
+    r = random.Random(seed)
+    m = sorted(r.sample(range(len(M)), n_m)); s = sorted(r.sample(range(len(S)), n_s))
+    for i, k in enumerate(m, 1): print(f"| {m_prefix}{i:02d} | {M[k]} |")
+    for i, k in enumerate(s, 1): print(f"| {s_prefix}{i:02d} | {S[k]} |")
+
+
+if __name__ == "__main__":
+    draw(M, S, 22, 7, 20261125, "c", "d")
