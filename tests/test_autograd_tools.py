@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from autograd_pitfalls import autograd_tools as at
+from autograd_pitfalls import figures, printed_messages
 
 
 def small_graph():
@@ -111,7 +112,7 @@ def test_tracker_still_refuses_a_saved_tensor_modified_in_place():
 
 
 def test_save_figure_writes_once_then_checks(tmp_path, monkeypatch):
-    monkeypatch.setattr(at, "FIGURES_DIR", tmp_path)
+    monkeypatch.setattr(figures, "FIGURES_DIR", tmp_path)  # where save_figure reads it
     monkeypatch.delenv(at.CHECK_FIGURES_ENV, raising=False)
 
     def figure(value):
@@ -166,7 +167,7 @@ def test_anomaly_message_starts_at_the_first_cell_frame():
         "    return F.linear(input, self.weight, self.bias)\n"
         " (Triggered internally at /__w/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
     )
-    assert at._clean_anomaly_message(raw).splitlines() == [
+    assert printed_messages._clean_anomaly_message(raw).splitlines() == [
         "Error detected in MulBackward0. Traceback of forward call that caused the error:",
         "  cell, in <module>", "    h = f(x)",
         "  cell, in f", "    return lin(x)",
@@ -207,7 +208,7 @@ def test_walk_graph_handles_chains_longer_than_the_recursion_limit():
 def test_save_figure_allows_the_faint_pixels_float_rounding_moves(tmp_path, monkeypatch):
     """On another CPU a figure drawn from many float32 steps can differ by a few faint pixels
     (notebook 02's GAN: 10 pixels by 1/255); a real change of the drawing cannot hide in that."""
-    monkeypatch.setattr(at, "FIGURES_DIR", tmp_path)
+    monkeypatch.setattr(figures, "FIGURES_DIR", tmp_path)  # where save_figure reads it
     monkeypatch.setenv(at.CHECK_FIGURES_ENV, "1")
 
     def figure():
@@ -216,7 +217,7 @@ def test_save_figure_allows_the_faint_pixels_float_rounding_moves(tmp_path, monk
         return fig
 
     def committed(changed_pixels):
-        pixels = at._pixels(at._render(figure())).copy()
+        pixels = figures._pixels(figures._render(figure())).copy()
         rows = pixels.reshape(-1, pixels.shape[-1])
         rows[:changed_pixels, 0] = np.clip(rows[:changed_pixels, 0] - 1 / 255, 0, 1)
         plt.imsave(tmp_path / "f.png", pixels)

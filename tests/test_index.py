@@ -27,14 +27,19 @@ TYPE_PREFIX = re.compile(r"^[A-Za-z_][\w.]*: ")
 
 
 @cache
+def stored_outputs() -> tuple[tuple[str, dict], ...]:
+    """(notebook name, output) for every stored output of every notebook."""
+    return tuple((path.name, out) for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+                 for cell in nbformat.read(path, as_version=4).cells for out in cell.get("outputs", []))
+
+
+@cache
 def stored_errors() -> dict[str, list[str]]:
     """'Type: message' -> the notebooks that store it."""
     found: dict[str, list[str]] = {}
-    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
-        for cell in nbformat.read(path, as_version=4).cells:
-            for out in cell.get("outputs", []):
-                if out.output_type == "error":
-                    found.setdefault(f"{out.ename}: {out.evalue}", []).append(path.name)
+    for name, out in stored_outputs():
+        if out.output_type == "error":
+            found.setdefault(f"{out.ename}: {out.evalue}", []).append(name)
     return found
 
 
@@ -42,12 +47,10 @@ def stored_errors() -> dict[str, list[str]]:
 def printed_lines() -> dict[str, list[str]]:
     """Each line the notebooks print (stripped) -> the notebooks that print it."""
     found: dict[str, list[str]] = {}
-    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
-        for cell in nbformat.read(path, as_version=4).cells:
-            for out in cell.get("outputs", []):
-                if out.output_type == "stream" and out.name == "stdout":
-                    for line in out.text.splitlines():
-                        found.setdefault(line.strip(), []).append(path.name)
+    for name, out in stored_outputs():
+        if out.output_type == "stream" and out.name == "stdout":
+            for line in out.text.splitlines():
+                found.setdefault(line.strip(), []).append(name)
     return found
 
 
