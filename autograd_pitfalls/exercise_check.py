@@ -69,6 +69,56 @@ class Verdict:
             raise AssertionError("Not right yet: the answer is not the reference's value.")
 
 
+def as_number(answer: Any) -> Any:
+    """The one rule every check applies to numbers before judging them: a Python int or float,
+    a NumPy scalar, and a 0-d or one-element tensor or array are all the number they hold, as
+    an ``int`` when it is whole (``26.0``, ``np.int64(26)`` and ``torch.tensor(26)`` are all
+    ``26``) and a ``float`` otherwise. Anything else (a bool, a string, a tensor of several
+    values, a model) is returned as it is."""
+    if isinstance(answer, (bool, str)) or answer is None:
+        return answer
+    if isinstance(answer, torch.Tensor) or hasattr(answer, "__array__"):
+        try:
+            flat = torch.as_tensor(answer).detach()
+        except (TypeError, ValueError, RuntimeError):
+            return answer
+        if flat.numel() != 1 or flat.dtype == torch.bool or flat.is_complex():
+            return answer
+        answer = flat.cpu().reshape(()).item()
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        return int(answer) if math.isfinite(answer) and float(answer).is_integer() else float(answer)
+    return answer
+
+
+@dataclass
+class Judgement:
+    """What ``judge`` found: ``feedback`` is None for a right answer, else what the learner reads."""
+
+    verdict: Verdict
+    feedback: str | None
+
+
+def judge(answer: Any, digest: str, *, hint: str,
+          measure: Callable[[Any], Any] | None = None,
+          problems: Callable[[Any], dict[str, bool]] | None = None,
+          decimals: int = 4) -> Judgement:
+    """Judge ``answer`` as ``check_answer`` does, without printing or raising (``answer`` must
+    not be ``...``). Numbers first go through ``as_number``, for ``problems``, ``measure`` and
+    the digest alike."""
+    answer = as_number(answer)
+    verdict = Verdict(answer, None, digest, decimals)
+    try:
+        found = [message for message, is_found in (problems(answer) if problems else {}).items() if is_found]
+        if found:
+            return Judgement(verdict, "Not right yet:\n" + "\n".join(f"- {m}" for m in found))
+        verdict.value = measure(answer) if measure else answer
+        right = matches_digest(verdict.value, digest, decimals)
+    except Exception as error:  # the answer's own code may raise anything
+        return Judgement(verdict, f"Not right yet: the answer cannot be checked "
+                                  f"({type(error).__name__}: {error}). Hint: {hint}")
+    return Judgement(verdict, None if right else f"Not right yet. Hint: {hint}")
+
+
 def check_answer(answer: Any, digest: str, *, hint: str,
                  measure: Callable[[Any], Any] | None = None,
                  problems: Callable[[Any], dict[str, bool]] | None = None,
@@ -76,33 +126,23 @@ def check_answer(answer: Any, digest: str, *, hint: str,
     """Tell the learner whether ``answer`` is right, without the expected value.
 
     ``answer is ...`` (the placeholder in a student copy) prints "Not answered yet" (raises
-    under nbgrader). ``problems(answer)`` maps a message about a concept to whether it is
-    found; each one found is listed and the answer is wrong. Then ``measure(answer)`` (the
-    answer itself by default) must match ``digest``; if not, the error gives ``hint``.
-    A right answer prints "Correct.".
+    under nbgrader). A number is first made a plain number (``as_number``). ``problems(answer)``
+    maps a message about a concept to whether it is found; each one found is listed and the
+    answer is wrong. Then ``measure(answer)`` (the answer itself by default) must match
+    ``digest``; if not, the error gives ``hint``. A right answer prints "Correct.".
     """
-    verdict = Verdict(answer, None, digest, decimals)
     if answer is ...:
         message = (f"{NOT_ANSWERED}: `answer` is still `...`. Write your code in the exercise "
                    "cell (if it stopped with an error, fix that first), run it, then this cell.")
         if os.environ.get("NBGRADER_EXECUTION") in ("autograde", "validate"):
             raise AssertionError(message)
         print(message)
-        return verdict
-    try:
-        found = [message for message, is_found in (problems(answer) if problems else {}).items() if is_found]
-        if not found:
-            verdict.value = measure(answer) if measure else answer
-            right = matches_digest(verdict.value, digest, decimals)
-    except Exception as error:  # the answer's own code may raise anything
-        raise AssertionError(f"Not right yet: the answer cannot be checked "
-                             f"({type(error).__name__}: {error}). Hint: {hint}") from None
-    if found:
-        raise AssertionError("Not right yet:\n" + "\n".join(f"- {m}" for m in found))
-    if not right:
-        raise AssertionError(f"Not right yet. Hint: {hint}")
+        return Verdict(answer, None, digest, decimals)
+    judgement = judge(answer, digest, hint=hint, measure=measure, problems=problems, decimals=decimals)
+    if judgement.feedback is not None:
+        raise AssertionError(judgement.feedback)
     print("Correct.")
-    return verdict
+    return judgement.verdict
 
 
 def _canonical(value: Any) -> tuple[str, list[float]]:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from autograd_pitfalls.exercise_check import NOT_ANSWERED, answer_digest, check_answer, matches_digest
+from autograd_pitfalls.exercise_check import (NOT_ANSWERED, answer_digest, as_number, check_answer, judge,
+                                             matches_digest)
 
 
 def test_a_number_is_a_number_however_it_comes():
@@ -68,3 +69,20 @@ def test_confirm_proves_the_digest_and_the_answer_against_a_reference():
     with pytest.raises(AssertionError, match="not the reference's value"):
         check_answer(2.00004, answer_digest(2.0), hint="h").confirm(2.0)  # within the digest's
         # rounding, but not close enough to the reference
+
+
+@pytest.mark.parametrize("form", [26, 26.0, np.int64(26), np.float32(26.0), torch.tensor(26),
+                                  torch.tensor([26.0]), np.array([26]), torch.tensor(26.0, requires_grad=True)])
+def test_one_rule_for_numbers_before_problems_are_judged(form):
+    assert as_number(form) == 26 and type(as_number(form)) is int
+    whole = lambda ans: {"answer is not a whole number": not isinstance(ans, int)}
+    assert judge(form, answer_digest(26), hint="h", problems=whole).feedback is None
+
+
+def test_what_is_not_one_number_stays_as_it_is():
+    assert type(as_number(np.float64(0.1))) is float and as_number(torch.tensor(0.1)) == pytest.approx(0.1)
+    for other in (True, "AC", None, [26], torch.tensor([1.0, 2.0]), torch.tensor([True])):
+        assert as_number(other) is other
+    assert judge(26.5, answer_digest(26), hint="h",
+                 problems=lambda a: {"answer is not a whole number": not isinstance(a, int)}).feedback \
+        == "Not right yet:\n- answer is not a whole number"
