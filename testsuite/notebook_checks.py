@@ -2,7 +2,7 @@
 items named ``notebooks/NN_x.ipynb::check <what>``: valid nbformat, executed top to bottom,
 ``raises-exception`` tags and error outputs agree, nothing machine-specific in stored outputs,
 no cell opting out of nbval's comparison, no control character in a cell's source, every image checked through save_figure, the
-sections of the notebook template, a seed, every exercise in nbgrader's format, and a student
+sections of the notebook template, every heading at the start of its cell, a seed, every exercise in nbgrader's format, and a student
 copy that gives no exercise away (testsuite/exercises.py).
 """
 
@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 import nbformat
 import pytest
 
+from autograd_pitfalls.anchors import ATX_HEADING, FENCE
 from testsuite.exercises import exercise_problems, student_copy_problems
 from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
 
@@ -147,6 +148,25 @@ def check_sections(nb: Any, name: str) -> None:
         position = after[0]
 
 
+def check_headings_start_cells(nb: Any, name: str) -> None:
+    """A heading is the first line of its Markdown cell, so that a link to the cell (the index's
+    "shown in", JupyterLab's #cell-id=) lands on the heading it names, not on text above it."""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        fence = None
+        for k, line in enumerate(cell.source.splitlines()):
+            opening = FENCE.match(line)
+            if fence is None and opening:
+                fence = opening.group(1)[0]
+            elif fence is not None:
+                if opening and opening.group(1)[0] == fence:
+                    fence = None
+            elif k > 0 and ATX_HEADING.match(line):
+                _fail(f"{name} cell {i} (id {cell.get('id')}), line {k + 1}: the heading {line.strip()[:60]!r} "
+                      "does not start its cell; split the cell there")
+
+
 def check_setup_seeds(nb: Any, name: str) -> None:
     if not any("torch.manual_seed(" in c.source for _, c in _code_cells(nb)):
         _fail(f"{name}: no code cell calls torch.manual_seed (the notebook template, Setup)")
@@ -209,6 +229,7 @@ CHECKS: dict[str, Callable[[Any, str], None]] = {
     "figures checked": check_figures_saved,
     "saved as Jupyter saves it": check_saved_as_jupyter_saves,
     "sections of the notebook template": check_sections,
+    "every heading starts its cell": check_headings_start_cells,
     "fixed seed": check_setup_seeds,
     "exercises gradable by nbgrader": check_exercises,
     "student copy gives nothing away": check_student_copy,
