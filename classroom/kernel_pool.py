@@ -44,9 +44,12 @@ SOCKET_ENV = "AUTOGRAD_PITFALLS_KERNEL_POOL"  # the pool's socket, or OFF when k
 NO_POOL_ENV = "AUTOGRAD_PITFALLS_NO_KERNEL_POOL"  # set to 1 to start every kernel fresh
 KERNEL_LOG_ENV = "AUTOGRAD_PITFALLS_KERNEL_LOG"  # a file that gets one line per kernel (make bench)
 OFF = "off"
-# What a kernel imports as it starts, then what the notebooks' setup cells import (the slow
-# parts of torch they load ahead of first use, in setup cells). Never the project's own modules,
-# which the suite may change between runs (the regression meta-test does).
+# What a kernel imports as it starts, what the notebooks' setup cells import, and the slow parts
+# of torch that the notebooks' cells load on first use (torch.optim's constructors and torch.func
+# load torch._dynamo, assert_close loads torch.distributed.tensor, gradcheck
+# torch.fx.experimental.symbolic_shapes, torch.compile the rest): loaded here once, so that no
+# notebook has to import them for speed. Never the project's own modules, which the suite may
+# change between runs (the regression meta-test does).
 PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "sqlite3", "pdb", "psutil",
              "matplotlib_inline.backend_inline", "numpy", "matplotlib.pyplot", "torch", "torch._dynamo",
              "torch._functorch.aot_autograd", "torch._inductor.lowering", "torch.distributed.tensor",
