@@ -30,8 +30,15 @@ def variants() -> dict[str, list[str]]:
 
 @cache
 def errors() -> tuple[dict, ...]:
-    """The error entries in page order, each with its variant `patterns` (possibly none)."""
-    return tuple({**e, "patterns": variants().get(e["id"], [])} for e in _folder("errors"))
+    """The error entries in page order, each with its variant `patterns` (possibly none). The
+    entries of a group stay together, under one heading, where its first entry's `order` puts
+    them."""
+    entries = _folder("errors")
+    first = {}
+    for e in entries:
+        first.setdefault(e["group"], e["order"])
+    entries.sort(key=lambda e: (first[e["group"]], e["order"], e["id"]))
+    return tuple({**e, "patterns": variants().get(e["id"], [])} for e in entries)
 
 
 @cache

@@ -19,3 +19,10 @@ def test_references_become_links():
     # a bare #N in a later cell of a row belongs to the repository an earlier cell named
     assert row(["until pytorch/pytorch#1", "see #2"], PAGE_STYLE)[1] == \
         "see [#2](https://github.com/pytorch/pytorch/issues/2)"
+
+
+def test_every_heading_appears_once_on_its_page():
+    for path, text in pages.pages().items():
+        headings = [line for line in text.splitlines() if line.startswith("#")]
+        repeated = sorted({h for h in headings if headings.count(h) > 1})
+        assert not repeated, f"{path} repeats {repeated}: a link to it lands on the first only"
