@@ -205,7 +205,9 @@
 
   function oneLine(text, width) {
     text = squeeze(plain(text));
-    return text.length <= width ? text : text.slice(0, width - 1).trimEnd() + "…";
+    if (text.length <= width) return text;
+    const cut = text.slice(0, width - 1).trimEnd();
+    return cut + ((cut.split("`").length - 1) % 2 ? "`…" : "…");
   }
 
   function full(n, r) {
