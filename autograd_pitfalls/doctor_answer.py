@@ -65,8 +65,12 @@ def plain(markdown: str) -> str:
 
 
 def one_line(text: str, width: int = ONE_LINE) -> str:
+    """``text`` on one line, cut at ``width`` characters; a code span cut open is closed."""
     text = " ".join(plain(text).split())
-    return text if len(text) <= width else text[:width - 1].rstrip() + "…"
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1].rstrip()
+    return cut + ("`…" if cut.count("`") % 2 else "…")
 
 
 def _errors_page(entry: dict, relative_to: Path | None = None) -> str:
