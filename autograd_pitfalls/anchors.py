@@ -28,11 +28,11 @@ in a frame of its own, the link opens the notebook at its top (no fragment lands
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-
-import nbformat
 
 ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -68,14 +68,16 @@ def plain(markdown: str) -> str:
     return INLINE.sub(shown, markdown).strip()
 
 
-def headings(notebook: nbformat.NotebookNode) -> list[Heading]:
-    """Every ATX heading of the notebook's Markdown cells, in order (not those in code blocks)."""
+def headings(notebook: dict) -> list[Heading]:
+    """Every ATX heading of the notebook's Markdown cells, in order (not those in code blocks).
+    The notebook as nbformat reads it, or as plain JSON (a cell's source a list of lines)."""
     found = []
-    for cell in notebook.cells:
-        if cell.cell_type != "markdown":
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
             continue
         fence = None
-        for line in cell.source.splitlines():
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        for line in source.splitlines():
             opening = FENCE.match(line)
             if fence is None and opening:
                 fence = opening.group(1)[0]
@@ -83,7 +85,7 @@ def headings(notebook: nbformat.NotebookNode) -> list[Heading]:
                 if opening and opening.group(1)[0] == fence:
                     fence = None
             elif heading := ATX_HEADING.match(line):
-                found.append(Heading(len(heading.group(1)), plain(heading.group(2)), cell.id))
+                found.append(Heading(len(heading.group(1)), plain(heading.group(2)), cell["id"]))
     return found
 
 
@@ -115,5 +117,12 @@ def cell_anchor(cell_id: str) -> str:
 def section_anchor(notebook_path: str | Path, section_words: str) -> str:
     """The fragment (without '#') that opens `notebook_path` at the section `section_words`
     names, in JupyterLab and on the site: "cell-id=<id of the heading's cell>"."""
-    notebook = nbformat.read(notebook_path, as_version=4)
-    return cell_anchor(find_heading(headings(notebook), section_words).cell_id)
+    path = Path(notebook_path)
+    return cell_anchor(find_heading(_headings_of(path, path.stat().st_mtime_ns), section_words).cell_id)
+
+
+@lru_cache(maxsize=64)
+def _headings_of(path: Path, mtime_ns: int) -> list[Heading]:
+    """The headings of the notebook stored at ``path`` (read once per file version; standard
+    library only, so that the doctor needs no nbformat)."""
+    return headings(json.loads(path.read_text(encoding="utf-8")))

@@ -1,62 +1,56 @@
-"""Match an autograd error message, or a traceback holding one, against the index.
+"""Match an autograd error message against the index, then rank the entry's causes by what the
+traceback and the learner's code show.
 
-The message is found in what people paste: every `SomeError: message` in a traceback (the
-last one first, wherever it starts on its line: after `[rank0]:`, pytest's `E   `, a backtick
-or a sentence), with its continuation lines. An entry matches when one of its patterns
-(index/variants.toml) matches from the start of the message, or when the message and one of
-the entry's texts agree on their whole beginning: the whole text of the shorter one (a
-cut-short paste at least MIN_CUT characters long), or at least MIN_SHARED characters. Only if
-no exception is recognised that way are the patterns searched anywhere in the text (a message
-pasted without its type). Anything less is "not in the index": a wrong answer costs a learner
-more than none.
+The message is found in what people paste (autograd_pitfalls/pasted.py: every `SomeError:
+message` of a traceback, the last one first). An entry matches when one of its patterns
+(index/variants.toml) matches from the start of the message, or when the message and one of the
+entry's texts agree on their whole beginning: the whole text of the shorter one (a cut-short paste
+at least MIN_CUT characters long), or at least MIN_SHARED characters. Only if no exception is
+recognised that way are the patterns searched anywhere in the text (a message pasted without its
+type). Anything less is "not in the index": a wrong answer costs a learner more than none.
+
+Then each cause of the entry is scored by its `points` (index/README.md): patterns looked for in
+the message's details (`in = "message"`), in the learner's own code lines (`"code"`: the cell, a
+file, the code lines the traceback quotes from the learner's frames, the lines pasted around it)
+and in the traceback's library frames (`"frames"`: their paths, functions and quoted lines). A
+cause with evidence is ranked, best first, with the line of evidence that ranked it; the others
+keep the index's order. When nothing points to a cause, nothing is ranked, and the answer says so.
+
+An entry whose message names an operation or a node that varies (a *family*: "derivative for
+aten::OP is not implemented") has a `family` table: its `case` pattern finds the learner's
+operation in the message, and when none of the entry's known cases points to it, the answer gives
+the family's `mechanism` and the known cases, and says that the learner's operation is not one of
+them, rather than presenting the nearest case's cause as theirs.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
-from autograd_pitfalls import index
-from autograd_pitfalls.pages import linked
+from autograd_pitfalls import index, pasted
 
 MIN_CUT = 40
 MIN_SHARED = 60
-ROOT = Path(__file__).resolve().parent.parent
-SITE_VARIABLE = "AUTOGRAD_PITFALLS_SITE"
-
-EXCEPTION = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failed|Interrupt)"
-                       r"(?:\[[^\]]*\])?: ?(.*)")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-STOP_LINE = re.compile(r"\s*(Traceback \(most recent call last\)|File \"|During handling of|The above exception|"
-                       r"Set TORCH_|You can suppress|Exception raised from|frame #\d|-{5,})")
-CUT_MARK = re.compile(r"\s*(\.\.\.|…)\s*$")
 TYPE_PREFIX = re.compile(r"^[A-Z]\w*(?:Error|Exception): ")
+SNIPPET = 90  # characters of a matched line shown as evidence
 
 
-def squeeze(text: str) -> str:
-    return " ".join(text.split())
+def match_length(message: str, entry: dict) -> int:
+    """How many characters of `message` the entry accounts for (0: no match)."""
+    best = 0
+    for pattern in entry["patterns"]:
+        m = re.match(pattern, message)
+        best = max(best, m.end() if m else 0, 1 if m else 0)
+    for m in entry["message"]:
+        known = TYPE_PREFIX.sub("", pasted.squeeze(m["text"]))
+        n = _shared_start(message, known)
+        if n == len(known) or (n == len(message) and n >= MIN_CUT) or n >= MIN_SHARED:
+            best = max(best, n)
+    return best
 
 
-def messages_in(text: str) -> list[str]:
-    """The exception messages of a pasted text, last first (its type prefix removed)."""
-    lines = [ANSI.sub("", line) for line in text.splitlines()]
-    found = []
-    for i, line in enumerate(lines):
-        head = EXCEPTION.search(line)
-        if not head:
-            continue
-        body = [head.group(1)]
-        for more in lines[i + 1:]:
-            if not more.strip() or STOP_LINE.match(more) or EXCEPTION.search(more):
-                break
-            body.append(more)
-        found.append(CUT_MARK.sub("", squeeze(" ".join(body))))
-    return [m for m in reversed(found) if m]
-
-
-def shared_start(a: str, b: str) -> int:
+def _shared_start(a: str, b: str) -> int:
     n = 0
     for x, y in zip(a, b):
         if x != y:
@@ -65,103 +59,102 @@ def shared_start(a: str, b: str) -> int:
     return n
 
 
-def evidence(message: str, entry: dict) -> int:
-    """How many characters of `message` the entry accounts for (0: no match)."""
-    best = 0
-    for pattern in entry["patterns"]:
-        m = re.match(pattern, message)
-        best = max(best, m.end() if m else 0, 1 if m else 0)
-    for m in entry["message"]:
-        known = TYPE_PREFIX.sub("", squeeze(m["text"]))
-        n = shared_start(message, known)
-        if n == len(known) or (n == len(message) and n >= MIN_CUT) or n >= MIN_SHARED:
-            best = max(best, n)
-    return best
-
-
-@dataclass
-class Diagnosis:
-    message: str        # the message as found in the text
-    entry: dict | None  # the index entry it matches, or None
+def match_anywhere(text: str, entry: dict) -> int:
+    """Evidence for a message pasted without its type: a pattern or a text found anywhere."""
+    found = [m.end() - m.start() for p in entry["patterns"] if (m := re.search(p, text))]
+    found += [len(t) for m in entry["message"] if (t := TYPE_PREFIX.sub("", pasted.squeeze(m["text"]))) in text]
+    return max(found, default=0)
 
 
 def best_entry(message: str, score) -> dict | None:
     """The one entry with the most evidence for the message (None if none, or a tie)."""
-    scores = sorted(((score(message, e), e["id"], e) for e in index.errors()), key=lambda s: s[0],
-                    reverse=True)
+    scores = sorted(((score(message, e), e["id"], e) for e in index.errors()), key=lambda s: s[0], reverse=True)
     if scores[0][0] > 0 and (len(scores) == 1 or scores[1][0] < scores[0][0]):
         return scores[0][2]
     return None
 
 
-def anywhere(text: str, entry: dict) -> int:
-    """Evidence for a message pasted without its type: a pattern or a text found anywhere."""
-    found = [m.end() - m.start() for p in entry["patterns"] if (m := re.search(p, text))]
-    found += [len(t) for m in entry["message"] if (t := TYPE_PREFIX.sub("", squeeze(m["text"]))) in text]
-    return max(found, default=0)
+@dataclass(frozen=True)
+class Ranked:
+    position: int                # the cause's place in its entry, from 1
+    cause: dict
+    score: int = 0
+    because: tuple[str, ...] = ()  # one line per piece of evidence found
 
 
-def diagnose(text: str) -> list[Diagnosis]:
+@dataclass
+class Diagnosis:
+    message: str                              # the message as found in the text
+    entry: dict | None                        # the index entry it matches, or None
+    ranked: list[Ranked] = field(default_factory=list)   # causes with evidence, best first
+    others: list[Ranked] = field(default_factory=list)   # the rest, in the index's order
+    unknown_case: str | None = None           # a family's case (the operation) none of its causes knows
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET else text[:SNIPPET - 1] + "…"
+
+
+def point_found(point: dict, message: str, seen: pasted.Pasted) -> str | None:
+    """The line of evidence for one point of a cause, or None if the point is not found."""
+    pattern = re.compile(point["match"])
+    says = point["says"]
+    if point["in"] == "message":
+        m = pattern.search(message)
+        return says if m else None
+    if point["in"] == "code":
+        for line in seen.code:
+            if pattern.search(line.text):
+                return f"{says}: {line.where}: `{_snippet(line.text)}`"
+        return None
+    for frame in seen.frames:  # "frames"
+        if frame.library and (pattern.search(frame.path) or pattern.search(frame.function)
+                              or pattern.search(frame.code)):
+            return f"{says}: `{_snippet(short_path(frame.path))}`"
+    return None
+
+
+def short_path(path: str) -> str:
+    """A library frame's path from its package on (no machine's folders)."""
+    parts = re.split(r"site-packages[/\\]|dist-packages[/\\]|[/\\]lib[/\\]python[\d.]+[/\\]", path)
+    return parts[-1].replace("\\", "/")
+
+
+def rank(entry: dict, message: str, seen: pasted.Pasted) -> tuple[list[Ranked], list[Ranked]]:
+    """(causes with evidence, best first; the others in index order)."""
+    ranked, others = [], []
+    for position, cause in enumerate(entry["cause"], 1):
+        found = [(p.get("weight", 1), line) for p in cause.get("points", [])
+                 if (line := point_found(p, message, seen))]
+        score = sum(weight for weight, _ in found)
+        item = Ranked(position, cause, score, tuple(line for weight, line in found if weight > 0))
+        (ranked if score > 0 else others).append(item)
+    ranked.sort(key=lambda r: (-r.score, r.position))
+    return ranked, others
+
+
+def diagnose(text: str, code: str = "", code_label: str = "your code") -> list[Diagnosis]:
     """One diagnosis per distinct entry matched (the last exception's first); or, if none
-    matches, one unmatched diagnosis for the last exception."""
+    matches, one unmatched diagnosis for the last exception. ``code`` is the learner's code
+    around the error (a notebook cell, a file), labelled ``code_label`` in the evidence."""
+    seen = pasted.read(text, code, code_label)
     found: list[Diagnosis] = []
-    messages = messages_in(text)
-    for message in messages:
-        entry = best_entry(message, evidence)
+    for message in seen.messages:
+        entry = best_entry(message, match_length)
         if entry and all(d.entry["id"] != entry["id"] for d in found):
-            found.append(Diagnosis(message, entry))
-    if not found and not messages:
-        whole = CUT_MARK.sub("", squeeze(ANSI.sub("", text)))
-        entry = best_entry(whole, anywhere)
-        return [Diagnosis(whole, entry)]
-    return found or [Diagnosis(messages[0], None)]
+            found.append(_ranked(message, entry, seen))
+    if not found and not seen.messages:
+        whole = pasted.CUT_MARK.sub("", pasted.squeeze(pasted.ANSI.sub("", text)))
+        entry = best_entry(whole, match_anywhere)
+        return [_ranked(whole, entry, seen) if entry else Diagnosis(whole, None)]
+    return found or [Diagnosis(seen.messages[0], None)]
 
 
-def site() -> str:
-    return os.environ.get(SITE_VARIABLE, "").strip().rstrip("/")
-
-
-def heading_anchor(heading: str) -> str:
-    """The anchor GitHub and the site give a heading."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def page_address(page: str, anchor: str = "") -> str:
-    """Where to read a page of the repository (docs/errors.md, notebooks/x.ipynb)."""
-    fragment = f"#{anchor}" if anchor else ""
-    if site():
-        return f"{site()}/{Path(page).with_suffix('.html').as_posix()}{fragment}"
-    return f"{ROOT / page if (ROOT / page).exists() else page}{fragment}"
-
-
-def plain(markdown: str) -> str:
-    """Markdown links as their text (a notebook's link as its path)."""
-    return re.sub(r"\[([^\]]*)\]\(([^)]*)\)", lambda m: m.group(1) if "notebooks/" in m.group(2)
-                  else f"{m.group(1)} ({m.group(2)})", markdown)
-
-
-def explain(d: Diagnosis) -> str:
-    """The short answer for one diagnosis."""
-    pages = index.page_texts()
-    if d.entry is None:
-        return (f"Not in the index: no message of \"Diagnose your error\" matches\n  {d.message[:200]}\n"
-                f"If your code raises nothing but does not learn, see Diagnose a symptom: "
-                f"{page_address(pages['symptoms']['path'])}\n"
-                f"All messages: {page_address(pages['errors']['path'])}")
-    e = d.entry
-    first = e["message"][0]["text"]
-    lines = [f"In the index: {first[:160]}{' …' if len(first) > 160 else ''}",
-             f"  {page_address(pages['errors']['path'], heading_anchor(e['group']))} ({e['group']})",
-             "Causes people hit, each with its fix and where a notebook shows it:"]
-    for n, c in enumerate(e["cause"], 1):
-        where = "; ".join(f"{page_address('notebooks/' + p['notebook'])} {p['section']}".rstrip()
-                          for p in c["shown_in"])
-        lines += [f"{n}. {plain(c['cause'])}", f"   fix: {plain(c['fix'])}", f"   shown in: {where}"]
-        lines.append(f"   reports: {plain(linked(c['reports']))}")
-    return "\n".join(lines)
-
-
-def answer(text: str) -> tuple[bool, str]:
-    """(whether the text's error is in the index, the answer to print)."""
-    found = diagnose(text)
-    return found[0].entry is not None, "\n\n".join(explain(d) for d in found)
+def _ranked(message: str, entry: dict, seen: pasted.Pasted) -> Diagnosis:
+    ranked, others = rank(entry, message, seen)
+    unknown = None
+    family = entry.get("family")
+    if family and not ranked and (case := re.search(family["case"], message)):
+        unknown = case.group(1)
+    return Diagnosis(message, entry, ranked, others, unknown)

@@ -26,6 +26,7 @@ from sphinx.application import Sphinx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cell_id_anchors  # noqa: E402  (site_src/, beside this file)
+import doctor_data  # noqa: E402
 import no_spoilers  # noqa: E402
 
 project = "Autograd pitfalls, executed"
@@ -58,7 +59,7 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
 html_css_files = ["site.css"]
-html_js_files = ["site.js"]
+html_js_files = ["site.js", "doctor.js"]  # doctor.js acts only on docs/doctor.html
 html_copy_source = True  # the download button offers the .ipynb
 html_show_sourcelink = False
 
@@ -94,6 +95,7 @@ NAVIGATION = """
 
 docs/errors
 docs/symptoms
+docs/doctor
 docs/teachers
 CONTRIBUTING
 ```
@@ -147,6 +149,12 @@ def copy_front_page(app: Sphinx, exception: Exception | None) -> None:
         (out / "index.html").write_text(FRONT_PAGE_REDIRECT.format(title=project, page=f"{root_doc}.html"))
 
 
+def export_doctor_index(app: Sphinx, exception: Exception | None) -> None:
+    """The index, as the doctor page's script reads it (site_src/doctor_data.py)."""
+    if exception is None and app.builder.name == "html":
+        doctor_data.write(Path(app.outdir))
+
+
 def setup(app: Sphinx) -> None:
     app.connect("builder-inited", keep_outputs_in_build_folder)  # after myst-nb's own handler
     app.connect("source-read", add_navigation)
@@ -155,3 +163,4 @@ def setup(app: Sphinx) -> None:
     app.connect("doctree-read", cell_id_anchors.add_cell_id_anchors)
     app.connect("build-finished", download_without_hidden_tests)
     app.connect("build-finished", copy_front_page)
+    app.connect("build-finished", export_doctor_index)

@@ -1,6 +1,7 @@
 """The doctor on real messages from public reports (tests/doctor_cases.toml), on every message
 of the index, and its command line: a match names the right entry, anything else is "not in
-the index", never a wrong entry."""
+the index", never a wrong entry; then the causes of the entry are ranked by the evidence of the
+traceback and the code, and a family's unknown case is said to be unknown."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_pitfalls import doctor, index
+from autograd_pitfalls import doctor, doctor_answer, index
 from autograd_pitfalls.__main__ import main
 
 CASES = tomllib.loads((Path(__file__).with_name("doctor_cases.toml")).read_text(encoding="utf-8"))["case"]
@@ -45,22 +46,60 @@ def test_every_message_of_the_index_finds_its_own_entry(entry):
         assert entry_id(text[:60]) == entry["id"] if len(text) >= 60 else True  # cut short
 
 
+NO_GRAD_CELL = "model = torch.nn.Linear(2, 1)\nwith torch.no_grad():\n    out = model(x)\nout.sum().backward()\n"
+ELEMENT_0 = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+
+
 def test_the_answer_names_causes_fixes_places_and_links(monkeypatch):
-    monkeypatch.delenv(doctor.SITE_VARIABLE, raising=False)
-    found, answer = doctor.answer("RuntimeError: grad can be implicitly created only for scalar outputs")
+    monkeypatch.delenv(doctor_answer.SITE_VARIABLE, raising=False)
+    found, answer = doctor_answer.answer("RuntimeError: grad can be implicitly created only for scalar outputs")
     assert found
-    assert "fix: pass `gradient=`" in answer
-    assert f"{doctor.ROOT / 'notebooks' / '04_grad_tensors_weighting.ipynb'} *The bug*" in answer
-    assert "https://github.com/caogang/wgan-gp/issues/28" in answer
-    monkeypatch.setenv(doctor.SITE_VARIABLE, "https://example.org/pitfalls/")
-    _, answer = doctor.answer("RuntimeError: grad can be implicitly created only for scalar outputs")
-    assert "https://example.org/pitfalls/notebooks/04_grad_tensors_weighting.html *The bug*" in answer
+    assert "fix: pass `gradient=` (the weights), or reduce to a scalar [04 *The bug*]" in answer
+    _, answer = doctor_answer.answer(ELEMENT_0, NO_GRAD_CELL)
+    assert f"shown in: {doctor_answer.ROOT / 'notebooks' / '08_field_guide.ipynb'}#cell-id=" in answer
+    monkeypatch.setenv(doctor_answer.SITE_VARIABLE, "https://example.org/pitfalls/")
+    _, answer = doctor_answer.answer("RuntimeError: grad can be implicitly created only for scalar outputs",
+                                     "loss = model(x)\nloss.backward()")
     assert "https://example.org/pitfalls/docs/errors.html#grad-can-be-implicitly-created-only-for-scalar-outputs" in answer
 
 
+def test_the_code_ranks_the_causes_and_says_why():
+    (d,) = doctor.diagnose(ELEMENT_0, NO_GRAD_CELL, "your cell")
+    assert d.ranked[0].cause["cause"].startswith("the forward pass ran under `no_grad`")
+    assert d.ranked[0].because == ("your code runs under `no_grad`/`inference_mode` or detaches: your cell, "
+                                   "line 2: `with torch.no_grad():`",)
+    lines = doctor_answer.text_lines(d)
+    assert lines[2] == "Most likely, from your traceback and code:" and len(lines) <= 30  # one screen
+
+
+def test_nothing_ranks_when_nothing_points_to_a_cause():
+    (d,) = doctor.diagnose(ELEMENT_0)
+    assert not d.ranked and len(d.others) == len(d.entry["cause"])
+    assert "Nothing in the traceback or the code points to one of its" in "\n".join(doctor_answer.text_lines(d))
+
+
+def test_a_library_frame_is_evidence_but_its_code_is_not_the_learners():
+    text = ('Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    loss.backward()\n'
+            '  File "/venv/lib/python3.11/site-packages/torch/utils/checkpoint.py", line 319, in backward\n'
+            '    with torch.no_grad():\n' f"{ELEMENT_0}\n")
+    (d,) = doctor.diagnose(text)
+    assert d.ranked[0].cause["cause"].startswith("reentrant gradient checkpointing")
+    assert all("no_grad" not in line for r in d.ranked for line in r.because)
+
+
+def test_a_family_case_the_index_does_not_know_is_said_to_be_unknown():
+    (known,) = doctor.diagnose("RuntimeError: derivative for aten::heaviside is not implemented")
+    assert known.unknown_case is None and "heaviside" in known.ranked[0].cause["cause"]
+    (other,) = doctor.diagnose("RuntimeError: derivative for aten::bucketize is not implemented")
+    assert other.entry["id"] == known.entry["id"] and other.unknown_case == "aten::bucketize" and not other.ranked
+    answer = "\n".join(doctor_answer.text_lines(other))
+    assert "Your case, aten::bucketize, is none of the cases the index knows" in answer
+    assert "Most likely" not in answer
+
+
 def test_not_in_the_index_points_to_the_symptoms(monkeypatch):
-    monkeypatch.delenv(doctor.SITE_VARIABLE, raising=False)
-    found, answer = doctor.answer("ZeroDivisionError: division by zero")
+    monkeypatch.delenv(doctor_answer.SITE_VARIABLE, raising=False)
+    found, answer = doctor_answer.answer("ZeroDivisionError: division by zero")
     assert not found and answer.startswith("Not in the index") and "docs/symptoms.md" in answer
 
 
@@ -76,9 +115,14 @@ def test_the_command_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(message))
     assert main(["-"]) == 0
     assert main(["KeyError: 'x'"]) == 1
+    (tmp_path / "train.py").write_text(NO_GRAD_CELL)
+    capsys.readouterr()
+    assert main(["--code", str(tmp_path / "train.py"), str(tmp_path / "error.txt")]) == 0
+    assert "train.py, line 2: `with torch.no_grad():`" in capsys.readouterr().out
     capsys.readouterr()
     assert main([str(tmp_path / "missing.txt")]) == 2
+    assert main(["--code", str(tmp_path / "missing.py"), message]) == 2
     monkeypatch.setattr("sys.stdin", io.StringIO("  \n"))
     assert main(["-"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 2 and "no such file" in err and "empty" in err
+    assert err.count("\n") == 3 and "no such file" in err and "missing.py" in err and "empty" in err

@@ -2,11 +2,12 @@
 one mutated copy of notebook 01, run by this repository's own suite (conftest.py, testsuite/,
 pytest.ini, releases.toml, classroom/) in a separate pytest process, in one kernel.
 
-Six mutations, each of a kind a regression would cause: a changed number, a changed error
+Seven mutations, each of a kind a regression would cause: a changed number, a changed error
 message, an error cell that no longer raises, a control character left in Markdown by an
 unescaped backslash, a check cell that needs a name only the solution
-defines (fine in the notebook, broken in the student copy), and a check cell that gives the
-answer away in the student copy. Exactly those six items must fail, each named by notebook and
+defines (fine in the notebook, broken in the student copy), a check cell that gives the
+answer away in the student copy, and a check whose feedback no longer names a wrong answer's
+cause (testsuite/answers/ declares it). Exactly those seven items must fail, each named by notebook and
 cell; everything else passes. Grading by nbgrader is left out: no mutation concerns it, and
 testsuite/grading.py grades every real notebook.
 """
@@ -79,8 +80,15 @@ def _check_gives_the_answer_away(nb) -> str:
     return "check student copy gives nothing away"
 
 
-MUTATIONS = [_change_number, _change_error_message, _error_no_longer_raised,
-             _control_character_in_markdown, _student_copy_needs_the_solution, _check_gives_the_answer_away]
+def _feedback_loses_the_cause(nb) -> str:
+    test = next(c for c in _code_cells(nb) if c.metadata.get("nbgrader", {}).get("grade_id") == "exercise-2")
+    assert "problems=choice_problems," in test.source, "notebook 01's exercise 2 no longer names its wrong answers' causes"
+    test.source = test.source.replace("problems=choice_problems,", "")
+    return "exercise-2: right answers in every form, wrong ones rejected"
+
+
+MUTATIONS = [_change_number, _change_error_message, _error_no_longer_raised, _control_character_in_markdown,
+             _student_copy_needs_the_solution, _check_gives_the_answer_away, _feedback_loses_the_cause]
 
 
 def test_the_suite_fails_on_each_mutation_and_nothing_else(tmp_path: Path) -> None:
@@ -93,7 +101,7 @@ def test_the_suite_fails_on_each_mutation_and_nothing_else(tmp_path: Path) -> No
                     ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
     nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
     expected = {mutate(nb) for mutate in MUTATIONS}
-    assert len(expected) == len(MUTATIONS), expected  # six different items
+    assert len(expected) == len(MUTATIONS), expected  # seven different items
     nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOK)
 
     result = subprocess.run(

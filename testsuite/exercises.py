@@ -72,7 +72,7 @@ def secret_lines(nb: Any) -> set[str]:
         hidden = regions(cell.source, BEGIN_SOLUTION, END_SOLUTION) + regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
         for region in hidden:
             secret.update(line.strip() for line in region.splitlines())
-        public.update(line.strip() for line in _visible(cell.source).splitlines())
+        public.update(line.strip() for line in visible_source(cell.source).splitlines())
     return {line for line in secret - public if len(line) > 3 and not line.startswith("#")}
 
 
@@ -117,7 +117,7 @@ def spellings(value: Any) -> set[str]:
     return set()
 
 
-def _visible(source: str) -> str:
+def visible_source(source: str) -> str:
     """``source`` without its solution and hidden-test regions (markers included)."""
     for begin, end in ((BEGIN_SOLUTION, END_SOLUTION), (BEGIN_HIDDEN, END_HIDDEN)):
         source = _region_pattern(begin, end).sub("", source)
@@ -141,7 +141,7 @@ def exercise_problems(nb: Any) -> list[str]:
         elif not re.search(r"^answer = \.\.\.", solution.split(BEGIN_SOLUTION)[0], re.M):
             problems.append(f"{where}: the solution cell must set `answer = ...` before {BEGIN_SOLUTION}, "
                             "so that a cell that stops with an error leaves no old answer")
-        if not re.search(r"^verdict = check_answer\(answer, \"[0-9a-f]{16}\"", _visible(test), re.M):
+        if not re.search(r"^verdict = check_answer\(answer, \"[0-9a-f]{16}\"", visible_source(test), re.M):
             problems.append(f"{where}: the test cell must start its check with "
                             "`verdict = check_answer(answer, \"<digest>\", ...)`")
         hidden = regions(test, BEGIN_HIDDEN, END_HIDDEN)

@@ -16,7 +16,8 @@ import nbformat
 import pytest
 
 from autograd_pitfalls.anchors import ATX_HEADING, FENCE
-from testsuite.exercises import exercise_problems, student_copy_problems
+from testsuite.answer_trial import declaration_problems
+from testsuite.exercises import exercise_problems, exercises, student_copy_problems
 from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
 
 COMMON_SECTIONS = ["What you will learn", "Setup", "Exercise", "Summary", "Further reading"]
@@ -212,6 +213,14 @@ def check_figures_saved(nb: Any, name: str) -> None:
             _fail(f"{name} {_where(i, cell)}: shows an image without save_figure, so nothing checks it")
 
 
+def check_answers_declared(nb: Any, name: str) -> None:
+    """Every exercise has its right and wrong answers declared, for the trial after its check cell."""
+    problems = declaration_problems(NOTEBOOKS / name, [nb.cells[ex.test_index].metadata["nbgrader"]["grade_id"]
+                                                       for ex in exercises(nb)])
+    if problems:
+        _fail(f"{name}: " + "; ".join(problems))
+
+
 def check_student_copy(nb: Any, name: str) -> None:
     """The copy gives no exercise away. (It is run in the notebook's kernel: testsuite/notebook_run.py.)"""
     problems = student_copy_problems(nb, student_copy_of(NOTEBOOKS / name))
@@ -232,6 +241,7 @@ CHECKS: dict[str, Callable[[Any, str], None]] = {
     "every heading starts its cell": check_headings_start_cells,
     "fixed seed": check_setup_seeds,
     "exercises gradable by nbgrader": check_exercises,
+    "every exercise's answers declared": check_answers_declared,
     "student copy gives nothing away": check_student_copy,
 }
 

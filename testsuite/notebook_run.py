@@ -15,6 +15,10 @@ cells change state outside the namespace (notebook 15 closes its process group) 
 metadata ("autograd_pitfalls": {"student_copy": "after"}): its copy runs whole after the
 notebook, once every name the notebook defined is deleted.
 
+After each graded test cell, in the same kernel, its check is tried with other answers
+(testsuite/answer_trial.py): the solution's answer in every number form and the right and wrong
+answers testsuite/answers/ declares, each through the visible check and the hidden tests.
+
 Last, on the pinned release, the notebook is graded by nbgrader (testsuite/grading.py).
 
 Cells declared in releases.toml for the installed release get the outcome of their
@@ -30,7 +34,8 @@ import nbformat
 import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, find_metadata_tags
 
-from testsuite.exercises import is_graded_test, is_solution
+from testsuite.answer_trial import declared_answers, trial_code
+from testsuite.exercises import is_graded_test, is_solution, nbgrader_meta
 from testsuite.grading import GradedByNbgrader
 from testsuite.notebook_checks import check_items
 from testsuite.notebooks import output_text, student_copy_of
@@ -78,7 +83,7 @@ class NotebookRun(IPyNbFile):
 
         copy = [c for c in student_copy_of(self.path).cells if c.cell_type == "code"]
         if self.nb.metadata.get("autograd_pitfalls", {}).get("student_copy") == "after":
-            yield from cells
+            yield from self._with_trials(cells)
             yield self._extra_cell("student copy: fresh namespace", RESET_NAMESPACE)
             yield from self._copy_cells(copy, start=0)
             yield from self._grading()
@@ -91,8 +96,20 @@ class NotebookRun(IPyNbFile):
         yield self._extra_cell("student copy: save the state", SAVE_STATE)
         yield from self._copy_cells(copy, start=first_solution)
         yield self._extra_cell("student copy: restore the state", RESTORE_STATE)
-        yield from cells[first_solution:]
+        yield from self._with_trials(cells[first_solution:])
         yield from self._grading()
+
+    def _with_trials(self, cells: list[IPyNbCell]) -> Iterator[pytest.Item]:
+        """The cells, each graded test cell followed by the trial of its declared answers."""
+        declared = declared_answers(self.path)
+        for item in cells:
+            yield item
+            grade_id = nbgrader_meta(item.cell).get("grade_id")
+            if is_graded_test(item.cell) and grade_id in declared:
+                yield AnswerTrial.from_parent(
+                    self, name=f"{grade_id}: right answers in every form, wrong ones rejected", cell_num=0,
+                    cell=nbformat.v4.new_code_cell(trial_code(item.cell.source, declared[grade_id])),
+                    options=defaultdict(bool))
 
     def _grading(self) -> Iterator[pytest.Item]:
         if self.graded_by_nbgrader:
@@ -124,6 +141,15 @@ class StudentCopyCell(IPyNbCell):
 
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.fspath, 0, f"{self.fspath.relto(self.config.rootdir)}::{self.name}"
+
+
+class AnswerTrial(StudentCopyCell):
+    """The trial of an exercise's declared answers (testsuite/answer_trial.py): on failure, only
+    what was judged wrongly (its code is generated, not worth reading)."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        error = excinfo.value
+        return str(getattr(error, "inner_traceback", None) or error)
 
 
 def judge_declared_difference(item: pytest.Item, report: pytest.TestReport) -> None:
