@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 INDEX_DIR = Path(__file__).with_name("index")
-REFERENCE = re.compile(r"(?<![\w/\[#])(?:([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*))?#(\d+)\b")
+REFERENCE = re.compile(r"(?<![\w/\[#.-])(?:([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*))?#(\d+)\b")
 
 
 def _read(path: Path) -> dict:
