@@ -145,7 +145,7 @@ def diagnose(text: str, code: str = "", code_label: str = "your code") -> list[D
         if entry and all(d.entry["id"] != entry["id"] for d in found):
             found.append(_ranked(message, entry, seen))
     if not found and not seen.messages:
-        whole = pasted.CUT_MARK.sub("", pasted.squeeze(pasted.ANSI.sub("", text)))
+        whole = pasted.CUT_MARK.sub("", pasted.squeeze(pasted.ANSI.sub("", pasted.plain_quotes(text))))
         entry = best_entry(whole, match_anywhere)
         return [_ranked(whole, entry, seen) if entry else Diagnosis(whole, None)]
     return found or [Diagnosis(seen.messages[0], None)]

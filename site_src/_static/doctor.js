@@ -26,7 +26,8 @@
     return lines;
   }
   const squeeze = (text) => text.split(/\s+/).filter(Boolean).join(" ");
-  const cleanLines = (text) => splitlines(text).map((line) => line.replace(ANSI, "").replace(RANK_PREFIX, ""));
+  const plainQuotes = (text) => text.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"');
+  const cleanLines = (text) => splitlines(plainQuotes(text)).map((line) => line.replace(ANSI, "").replace(RANK_PREFIX, ""));
 
   function messagesIn(text) {
     const lines = cleanLines(text);
@@ -47,7 +48,7 @@
   function read(text, code, codeLabel, library) {
     const lines = cleanLines(text);
     const frames = [];
-    const own = splitlines(code).map((line, n) => [n + 1, line.trim()]).filter(([, line]) => line)
+    const own = splitlines(plainQuotes(code)).map((line, n) => [n + 1, line.trim()]).filter(([, line]) => line)
       .map(([n, line]) => ({ where: `${codeLabel}, line ${n}`, text: line }));
     const isFrame = (line) => PYTHON_FRAME.exec(line) || IPYTHON_FRAME.exec(line);
     let inMessage = false;
@@ -192,7 +193,7 @@
       if (entry && found.every((d) => d.entry.id !== entry.id)) found.push(withRanking(message, entry, seen, data.limits));
     }
     if (!found.length && !seen.messages.length) {
-      const whole = squeeze(text.replace(ANSI, "")).replace(CUT_MARK, "");
+      const whole = squeeze(plainQuotes(text).replace(ANSI, "")).replace(CUT_MARK, "");
       const entry = bestEntry(whole, matchAnywhere, data);
       return [entry ? withRanking(whole, entry, seen, data.limits) : { message: whole, entry: null }];
     }
