@@ -36,6 +36,12 @@ def squeeze(text: str) -> str:
     return " ".join(text.split())
 
 
+def no_ticks(text: str) -> str:
+    """A message without Markdown's code marks: "Can't call `numpy()` on Tensor" as a page shows it
+    matches "Can't call numpy() on Tensor"; both sides of a comparison lose them."""
+    return text.replace("`", "")
+
+
 def plain_quotes(text: str) -> str:
     """Curly quotes as straight ones: a page or a word processor curls them (`can’t optimize`)."""
     return text.translate(TYPOGRAPHIC)

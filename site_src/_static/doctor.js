@@ -26,6 +26,7 @@
     return lines;
   }
   const squeeze = (text) => text.split(/\s+/).filter(Boolean).join(" ");
+  const noTicks = (text) => text.replace(/`/g, "");  // Markdown's code marks, as pasted from a page
   const plainQuotes = (text) => text.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"');
   const cleanLines = (text) => splitlines(plainQuotes(text)).map((line) => line.replace(ANSI, "").replace(RANK_PREFIX, ""));
 
@@ -105,9 +106,10 @@
       const m = new RegExp(`^(?:${pattern})`).exec(message);
       if (m) best = Math.max(best, m[0].length, 1);
     }
+    const plain = noTicks(message);
     for (const known of entry.messages) {
-      const n = sharedStart(message, known);
-      if (n === known.length || (n === message.length && n >= limits.MIN_CUT) || n >= limits.MIN_SHARED) {
+      const n = sharedStart(plain, known);
+      if (n === known.length || (n === plain.length && n >= limits.MIN_CUT) || n >= limits.MIN_SHARED) {
         best = Math.max(best, n);
       }
     }
@@ -120,7 +122,8 @@
       const m = new RegExp(pattern).exec(text);
       if (m) found.push(m[0].length);
     }
-    for (const known of entry.messages) if (text.includes(known)) found.push(known.length);
+    const plain = noTicks(text);
+    for (const known of entry.messages) if (plain.includes(known)) found.push(known.length);
     return found.length ? Math.max(...found) : 0;
   }
 
