@@ -71,7 +71,7 @@ def findings(rows: list[Any], seen: Observations) -> list[Finding]:
         found.append(Finding("off-path", (
             f"no gradient reached {names(off_path)}, though {names(sorted({owner(n) for n in off_path}))} ran in "
             "the forward pass: the path from there to the loss is cut (`.detach()`, `.item()`, `torch.tensor(...)`, "
-            "NumPy) or its output is not used in the loss")))
+            "NumPy, a comparison or an integer cast) or its output is not used in the loss")))
     if unused:
         found.append(Finding("unused-in-forward", (
             f"{names(unused)} got no gradient: {names(sorted({owner(n) for n in unused}))} never ran in the "
