@@ -56,6 +56,8 @@ class TensorStatus:
     def note(self) -> str:
         """Why the tensor did not change (the first reason that applies), or what to watch."""
         if self.changed:
+            if not self.requires_grad:
+                return "FROZEN, yet it changed"
             return "" if self.leaf else "a non-leaf copy: the tensor it was made from stays"
         if not self.requires_grad:
             return "frozen (requires_grad=False)"
