@@ -11,6 +11,7 @@ from typing import Any
 from autograd_pitfalls import index
 from autograd_pitfalls.training_watch import Observations
 
+CONTAINER = " (items with a graph)"  # how training_watch.kept_graphs names a list or dict
 GROWTH = 1.5  # a kept graph counts as growing when it ends at least this many times its first size
 
 
@@ -124,11 +125,21 @@ def _carried(graphs: list[dict[str, int]]) -> list[Finding]:
             growing.append((name, sizes))
     if not growing:
         return []
-    shown = "; ".join(f"`{name}`: {', '.join(map(str, sizes))} nodes" for name, sizes in growing[:3])
+    chained = [(n, sizes) for n, sizes in growing if not n.endswith(CONTAINER)]
+    kept = [(n.removesuffix(CONTAINER), sizes) for n, sizes in growing if n.endswith(CONTAINER)]
+    parts = []
+    if chained:
+        shown = "; ".join(f"`{name}`: {', '.join(map(str, sizes))} nodes" for name, sizes in chained[:3])
+        parts.append(f"a variable of the loop holds a graph that grows every step ({shown}; counted after each "
+                     "step and at the end, from the first time it held one): each step's graph is chained to the last")
+    if kept:
+        shown = "; ".join(f"`{name}`: {', '.join(map(str, sizes))}" for name, sizes in kept[:3])
+        parts.append(f"a list or dict of the loop holds one more tensor with a graph every step ({shown}; "
+                     "counted after each step and at the end, from the first time it held one): each keeps its "
+                     "step's graph alive")
     return [Finding("graph-carried", (
-        f"a variable of the loop keeps a graph that grows every step ({shown}, after each step and at the end): "
-        "each step's graph is chained to the last, and the memory autograd holds grows with it; keep numbers "
-        "(`.item()`) or `.detach()` what is carried to the next iteration"))]
+        "; ".join(parts) + "; the memory autograd holds grows with it. Keep numbers (`.item()`), or `.detach()` "
+        "what is kept or carried to the next iteration"))]
 
 
 def symptom_row(kind: str) -> tuple[str, dict] | None:

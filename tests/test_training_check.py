@@ -378,3 +378,20 @@ def test_a_module_run_under_no_grad_is_off_path_and_a_frozen_tensor_that_moves_i
     assert kinds(check) == ["off-path"] and "`torch.no_grad()`" in check.findings[0].says
     assert by_name(check)["probe.weight"].note == "NOT LEARNING: no gradient reached it"
     assert TensorStatus("w", True, True, False, "zero", True, True).note == "FROZEN, yet it changed"
+
+
+def test_outputs_kept_in_a_list_are_not_called_chained():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    outputs = []
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            out = model(x)
+            out.pow(2).mean().backward()
+            opt.step()
+            outputs.append(out)  # kept for a metric at the end of the epoch
+    assert kinds(check) == ["graph-carried"]
+    says = check.findings[0].says
+    assert says.startswith("a list or dict of the loop holds one more tensor with a graph every step (`outputs`: 1, 2, 3;")
+    assert "chained" not in says and "nodes" not in says
