@@ -395,3 +395,15 @@ def test_outputs_kept_in_a_list_are_not_called_chained():
     says = check.findings[0].says
     assert says.startswith("a list or dict of the loop holds one more tensor with a graph every step (`outputs`: 1, 2, 3;")
     assert "chained" not in says and "nodes" not in says
+
+
+def test_a_finding_quotes_its_symptom_row_and_names_its_section():
+    model = two_layers()
+    opt = torch.optim.SGD(model[0].parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    lines = str(check).splitlines()
+    quoted = lines[lines.index("Findings over 2 steps:") + 2]
+    assert quoted.startswith('  symptom index: "the loss falls, but more slowly than it should')
+    assert quoted.endswith('(09 §2)')
