@@ -407,3 +407,17 @@ def test_a_finding_quotes_its_symptom_row_and_names_its_section():
     quoted = lines[lines.index("Findings over 2 steps:") + 2]
     assert quoted.startswith('  symptom index: "the loss falls, but more slowly than it should')
     assert quoted.endswith('(09 §2)')
+
+
+def test_every_finding_kind_has_exactly_one_symptom_row():
+    import re
+    from pathlib import Path
+
+    from autograd_pitfalls import index
+    from autograd_pitfalls.training_findings import symptom_row
+
+    source = Path(__file__).resolve().parent.parent / "autograd_pitfalls" / "training_findings.py"
+    kinds_made = set(re.findall(r'Finding\("([a-z-]+)"', source.read_text()))
+    named = [row["check"] for group in index.symptoms() for row in group["row"] if "check" in row]
+    assert len(kinds_made) == 11 and sorted(named) == sorted(kinds_made)
+    assert all(symptom_row(kind) for kind in kinds_made)
