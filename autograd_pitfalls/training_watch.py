@@ -86,7 +86,8 @@ class Observations:
     nonfinite: dict[str, int] = field(default_factory=dict)                               # name -> first step with NaN/inf .grad
     first_nonfinite_output: str | None = None   # module whose output's gradient was the first non-finite one
     moved_without_gradient: dict[str, tuple[int, str]] = field(default_factory=dict)      # name -> (step, grad state)
-    eval_steps: list[int] = field(default_factory=list)
+    eval_steps: list[int] = field(default_factory=list)                                   # steps with a Dropout or BatchNorm in eval mode
+    eval_modules: dict[str, str] = field(default_factory=dict)                            # their names -> class names
     graphs: list[dict[str, int]] = field(default_factory=list)                            # after each step, and at the end
     ran: set[str] = field(default_factory=set)                                             # modules whose forward ran
     received: dict[str, int] = field(default_factory=dict)                                # name -> gradients accumulated
@@ -154,21 +155,25 @@ class LoopWatch:
     def _before_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
         step = self.seen.steps + 1
         self._snapshot = {}
+        held = {id(p) for group in optimizer.param_groups for p in group["params"]}
         for name, t in self.tensors:
             ledger, state = self.ledgers.get(name), grad_state(t)
             if ledger is None:
                 pass
             elif state in ("None", "zero"):
                 ledger.arrivals.clear()
-            elif any(own < self.seen.steps for own, _ in ledger.arrivals):
-                self.seen.stale[name].append(step)
+            elif id(t) in held and any(own < self.seen.steps for own, _ in ledger.arrivals):
+                self.seen.stale[name].append(step)  # only a gradient the step reads can be stale
             if state != "None" and not bool(torch.isfinite(t.grad).all()):
                 self.seen.nonfinite.setdefault(name, step)
             if state != "nonzero":
                 self._snapshot[name] = (t.detach().clone(), state)
-        if self.model is not None and not self.model.training and any(
-                isinstance(m, MODE_DEPENDENT) for m in self.model.modules()):
-            self.seen.eval_steps.append(step)
+        if self.model is not None and not self.model.training:  # the model itself: a frozen part in eval is a choice
+            in_eval = {name: type(m).__name__ for name, m in self.model.named_modules()
+                       if isinstance(m, MODE_DEPENDENT) and not m.training}
+            if in_eval:
+                self.seen.eval_steps.append(step)
+                self.seen.eval_modules.update(in_eval)
         if self.seen.nonfinite and self.seen.first_nonfinite_output is None:
             self.seen.first_nonfinite_output = next((n for n, finite in self._backward_order if not finite), "")
         self._backward_order = []
