@@ -10,7 +10,10 @@ what autograd records) and removes them when the loop is done:
   another optimizer consumed are not mistaken for discarded ones;
 * on each watched leaf tensor: a hook before and one after its gradient is accumulated into
   ``.grad``, so that every accumulation is seen together with what ``.grad`` held before it
-  (``torch.autograd.grad`` calls the first hook but accumulates nothing, and is ignored);
+  (``torch.autograd.grad`` calls the first hook but accumulates nothing, and is ignored). Gradients
+  cleared with no step since they arrived count as thrown away, except inside a step that takes a
+  closure (LBFGS zeroes and recomputes them there) and when some gradient held NaN or inf since
+  the last step (a GradScaler skips that step, and the next ``zero_grad()`` clears it);
 * on each module: a forward hook (which modules ran, and, on their outputs, a gradient hook
   that tells where a non-finite gradient first appeared in the backward pass).
 
