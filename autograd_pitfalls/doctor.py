@@ -42,10 +42,11 @@ def match_length(message: str, entry: dict) -> int:
     for pattern in entry["patterns"]:
         m = re.match(pattern, message)
         best = max(best, m.end() if m else 0, 1 if m else 0)
+    plain = pasted.no_ticks(message)
     for m in entry["message"]:
-        known = TYPE_PREFIX.sub("", pasted.squeeze(m["text"]))
-        n = _shared_start(message, known)
-        if n == len(known) or (n == len(message) and n >= MIN_CUT) or n >= MIN_SHARED:
+        known = pasted.no_ticks(TYPE_PREFIX.sub("", pasted.squeeze(m["text"])))
+        n = _shared_start(plain, known)
+        if n == len(known) or (n == len(plain) and n >= MIN_CUT) or n >= MIN_SHARED:
             best = max(best, n)
     return best
 
@@ -62,7 +63,9 @@ def _shared_start(a: str, b: str) -> int:
 def match_anywhere(text: str, entry: dict) -> int:
     """Evidence for a message pasted without its type: a pattern or a text found anywhere."""
     found = [m.end() - m.start() for p in entry["patterns"] if (m := re.search(p, text))]
-    found += [len(t) for m in entry["message"] if (t := TYPE_PREFIX.sub("", pasted.squeeze(m["text"]))) in text]
+    plain = pasted.no_ticks(text)
+    found += [len(t) for m in entry["message"]
+              if (t := pasted.no_ticks(TYPE_PREFIX.sub("", pasted.squeeze(m["text"])))) in plain]
     return max(found, default=0)
 
 
@@ -145,7 +148,7 @@ def diagnose(text: str, code: str = "", code_label: str = "your code") -> list[D
         if entry and all(d.entry["id"] != entry["id"] for d in found):
             found.append(_ranked(message, entry, seen))
     if not found and not seen.messages:
-        whole = pasted.CUT_MARK.sub("", pasted.squeeze(pasted.ANSI.sub("", text)))
+        whole = pasted.CUT_MARK.sub("", pasted.squeeze(pasted.ANSI.sub("", pasted.plain_quotes(text))))
         entry = best_entry(whole, match_anywhere)
         return [_ranked(whole, entry, seen) if entry else Diagnosis(whole, None)]
     return found or [Diagnosis(seen.messages[0], None)]

@@ -6,7 +6,8 @@ hashing; an answer that lies within float noise of a rounding boundary is tried 
 so a right answer computed in another order still matches. In the notebook itself, the
 check cell's hidden tests (nbgrader removes them from the student copy and restores them
 for grading) compute the reference independently and ``Verdict.confirm`` it: the digest
-must be the reference's, and the answer must be close to it.
+must be the reference's, and the answer must round as the reference does: so the hidden test
+accepts exactly what the visible check accepts.
 
 Under nbgrader (``NBGRADER_EXECUTION`` is ``autograde`` or ``validate``) an unanswered
 exercise raises, so that its test cell scores 0; for a learner it only prints
@@ -55,17 +56,19 @@ class Verdict:
     digest: str
     decimals: int
 
-    def confirm(self, reference: Any, *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
-        """Raise AssertionError unless ``digest`` is ``reference``'s and the answer is close to it."""
+    def confirm(self, reference: Any) -> None:
+        """Raise AssertionError unless ``digest`` is ``reference``'s and the answer rounds as the
+        reference does (the visible check's own rule, so that the two never disagree)."""
         if not matches_digest(reference, self.digest, self.decimals):
             raise AssertionError(f"the stored digest is not the reference's: it is "
                                  f"{answer_digest(reference, self.decimals)!r}")
         if self.answer is ...:
             return
-        got, want = _canonical(self.value), _canonical(reference)
-        close = got[0] == want[0] and len(got[1]) == len(want[1]) and all(
-            math.isclose(a, b, rel_tol=rtol, abs_tol=atol) for a, b in zip(got[1], want[1]))
-        if not close:
+        try:
+            right = matches_digest(self.value, answer_digest(reference, self.decimals), self.decimals)
+        except (TypeError, ValueError):  # an answer that cannot be compared at all
+            right = False
+        if not right:
             raise AssertionError("Not right yet: the answer is not the reference's value.")
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 EXCEPTION = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failed|Interrupt)"
                        r"(?:\[[^\]]*\])?: ?(.*)")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})  # ‘’“” as pasted from a page
 RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)\d+\]:\s?")
 STOP_LINE = re.compile(r"\s*(Traceback \(most recent call last\)|File \"|During handling of|The above exception|"
                        r"Set TORCH_|You can suppress|Exception raised from|frame #\d|-{5,})")
@@ -33,6 +34,17 @@ LIBRARY = re.compile(r"site-packages|dist-packages|[/\\]lib[/\\]python\d|[/\\]Li
 
 def squeeze(text: str) -> str:
     return " ".join(text.split())
+
+
+def no_ticks(text: str) -> str:
+    """A message without Markdown's code marks: "Can't call `numpy()` on Tensor" as a page shows it
+    matches "Can't call numpy() on Tensor"; both sides of a comparison lose them."""
+    return text.replace("`", "")
+
+
+def plain_quotes(text: str) -> str:
+    """Curly quotes as straight ones: a page or a word processor curls them (`can’t optimize`)."""
+    return text.translate(TYPOGRAPHIC)
 
 
 @dataclass(frozen=True)
@@ -57,7 +69,7 @@ class Pasted:
 
 
 def clean_lines(text: str) -> list[str]:
-    return [RANK_PREFIX.sub("", ANSI.sub("", line)) for line in text.splitlines()]
+    return [RANK_PREFIX.sub("", ANSI.sub("", line)) for line in plain_quotes(text).splitlines()]
 
 
 def messages_in(text: str) -> list[str]:
@@ -86,7 +98,7 @@ def read(text: str, code: str = "", code_label: str = "your code") -> Pasted:
     learner's code (a notebook cell, a file given with --code), labelled ``code_label``."""
     lines = clean_lines(text)
     frames: list[Frame] = []
-    own = [CodeLine(f"{code_label}, line {n}", line.strip()) for n, line in enumerate(code.splitlines(), 1)
+    own = [CodeLine(f"{code_label}, line {n}", line.strip()) for n, line in enumerate(plain_quotes(code).splitlines(), 1)
            if line.strip()]
     in_message = False
     i = 0

@@ -1,32 +1,44 @@
-"""Which tensors learned in one training step, and why the others did not.
+"""Which tensors learned in a few steps of your own training loop, why the others did not, and
+the silent causes the loop shows.
 
-Wrap one step of your own training loop in ``StepCheck``::
+Wrap one step, or a few iterations, of your own training loop in ``StepCheck``::
 
     with StepCheck(model, optimizer) as check:
-        optimizer.zero_grad()
-        loss_fn(model(x), y).backward()
-        optimizer.step()
+        for x, y in batches:                      # two or more iterations: the loop's own habits
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            optimizer.step()
     print(check)
 
 and it prints one line per tensor: every parameter the model registers, then the extra
 tensors you name (``extra={"w": w}``: layers kept in a plain list, a tensor made outside the
 model), then any tensor the optimizer holds that neither of those is. Each line says whether
 the tensor is registered by the model, whether it is a leaf, what its ``.grad`` holds after
-the step (``None``, ``zero``, ``nonzero``, or ``not kept`` for a non-leaf that did not call
-``retain_grad()``), whether the optimizer holds it, whether the step changed it, and, if it
-did not change, the first reason that explains why. The text is deterministic, so a notebook
-can store it and nbval can compare it.
+the block (``None``, ``zero``, ``nonzero``, or ``not kept`` for a non-leaf that did not call
+``retain_grad()``), whether the optimizer holds it, whether the block changed it, and, if it
+did not change, the first reason that explains why. Then the findings (training_findings.py)
+over the steps the block ran: a parameter the optimizer does not hold or an optimizer built for
+other tensors, gradients never reset or reset inside an accumulation window, a graph carried from
+one iteration to the next, a path that reaches no parameter, a frozen part that still moves,
+training in eval mode, NaN or inf gradients and where they first appear; each with the symptom
+index's row for it. The hooks that watch the loop (training_watch.py) change nothing it computes.
+The text is deterministic, so a notebook can store it and nbval can compare it.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 
 import torch
 
-__all__ = ["TensorStatus", "StepCheck"]
+from autograd_pitfalls.training_findings import Finding, findings, symptom_row
+from autograd_pitfalls.training_watch import LoopWatch
+
+__all__ = ["TensorStatus", "StepCheck", "Finding"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,8 @@ class TensorStatus:
     def note(self) -> str:
         """Why the tensor did not change (the first reason that applies), or what to watch."""
         if self.changed:
+            if not self.requires_grad:
+                return "FROZEN, yet it changed"
             return "" if self.leaf else "a non-leaf copy: the tensor it was made from stays"
         if not self.requires_grad:
             return "frozen (requires_grad=False)"
@@ -70,8 +84,9 @@ class StepCheck:
     """Record which tensors one training step changed; ``str()`` of it is the report.
 
     ``model``: the module being trained (None for bare tensors); ``optimizer``: the optimizer that steps it;
-    ``extra``: more tensors to report on, by name. Use it as a ``with`` block around exactly
-    one step (zero_grad, forward, backward, step): the report reads ``.grad`` after the block.
+    ``extra``: more tensors to report on, by name. Use it as a ``with`` block around one step
+    (zero_grad, forward, backward, step) or, to see the loop's habits, two or more iterations
+    of your loop: the report reads ``.grad`` after the block, ``findings`` what the steps showed.
     """
 
     def __init__(
@@ -84,8 +99,11 @@ class StepCheck:
         self.optimizer = optimizer
         self.extra = dict(extra or {})
         self.rows: list[TensorStatus] = []
+        self.findings: list[Finding] = []
+        self.steps = 0
         self._watched: list[tuple[str, torch.Tensor, bool]] = []  # name, tensor, registered
         self._before: list[torch.Tensor] = []
+        self._watch: LoopWatch | None = None
 
     def _tensors(self) -> list[tuple[str, torch.Tensor, bool]]:
         """Model parameters, then extra tensors, then tensors only the optimizer holds."""
@@ -111,6 +129,8 @@ class StepCheck:
         self._watched = self._tensors()
         with torch.no_grad():
             self._before = [t.detach().clone() for _, t, _ in self._watched]
+        self._watch = LoopWatch(self.model, self.optimizer, [(n, t) for n, t, _ in self._watched], sys._getframe(1))
+        self._watch.start()
         return self
 
     def __exit__(
@@ -119,6 +139,7 @@ class StepCheck:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._watch.stop()
         if exc_type is not None:
             return
         held = {id(t) for group in self.optimizer.param_groups for t in group["params"]}
@@ -134,6 +155,8 @@ class StepCheck:
             )
             for (name, t, registered), before in zip(self._watched, self._before)
         ]
+        self.steps = self._watch.seen.steps
+        self.findings = findings(self.rows, self._watch.seen)
 
     def not_learning(self) -> list[str]:
         """Names of the tensors that require grad and did not change."""
@@ -158,4 +181,21 @@ class StepCheck:
             f"{len(self.rows) - len(stuck)} of {len(self.rows)} tensors changed"
             + (f"; not learning: {', '.join(stuck)}" if stuck else "")
         )
+        text += self._findings_text()
         return "\n".join(line.rstrip() for line in text)
+
+    def _findings_text(self) -> list[str]:
+        """The findings, each with the symptom index's words and section; for a healthy loop of
+        two or more steps, one line that says nothing was found (one step: nothing added)."""
+        over = f"over {self.steps} step{'s' if self.steps != 1 else ''}"
+        if not self.findings:
+            return [f"Nothing found {over} that keeps this loop from learning."] if self.steps > 1 else []
+        lines = [f"Findings {over}:"]
+        for f in self.findings:
+            lines.append(f"- {f.says}")
+            row = symptom_row(f.kind)
+            if row:
+                symptom, place = row
+                section = re.sub(r"\s\([^)]*\)", "", place["section"])  # without its comment in parentheses
+                lines.append(f"  symptom index: \"{symptom}\" ({place['notebook'][:2]} {section})")
+        return lines

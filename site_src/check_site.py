@@ -172,7 +172,8 @@ TEXT_FILES = {".html", ".ipynb", ".txt", ".js", ".json", ".md"}
 def spoilers(site: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
     """'file: what' for every file of the site that shows a hidden test of a notebook (its text
     anywhere, or its markers in code), or a solution not folded in a page's code (its markers,
-    or its text if long enough not to be a common line)."""
+    or its text if long enough not to be a common line), or a folded solution that shows
+    nbgrader's marker lines instead of only the solution."""
     hidden = exercise_regions(notebooks, HIDDEN_TESTS)
     solutions = {body for body in exercise_regions(notebooks, SOLUTION) if len(body) >= 20}
     found = []
@@ -187,6 +188,8 @@ def spoilers(site: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
         if path.suffix == ".html" and (any(marker in unfolded for marker in SOLUTION)
                                        or any(body in unfolded for body in solutions)):
             found.append(f"{path.relative_to(site)}: a solution not folded")
+        elif path.suffix == ".html" and any(marker in code for marker in SOLUTION):
+            found.append(f"{path.relative_to(site)}: a folded solution shows nbgrader's markers")
     return found
 
 

@@ -62,7 +62,8 @@ def exported(site: str = "..") -> dict:
                 "id": e["id"],
                 "group": e["group"],
                 "page": doctor_answer.page_address(pages["errors"]["path"], doctor_answer.heading_anchor(e["group"])),
-                "messages": [pasted.squeeze(doctor.TYPE_PREFIX.sub("", pasted.squeeze(m["text"]))) for m in e["message"]],
+                "messages": [pasted.no_ticks(pasted.squeeze(doctor.TYPE_PREFIX.sub("", pasted.squeeze(m["text"]))))
+                             for m in e["message"]],
                 "patterns": [javascript_pattern(p) for p in e["patterns"]],
                 "family": e.get("family") and {"case": javascript_pattern(e["family"]["case"]),
                                                 "mechanism": doctor_answer.plain(e["family"]["mechanism"])},

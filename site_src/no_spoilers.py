@@ -10,7 +10,8 @@ through `read_for_site` (conf.py's `nb_custom_formats`), which
 - removes every hidden-test region (one comment line says where it was), and any stored output
   of that cell that quotes a line of it;
 - folds every solution cell, source and output, under "Show solution" (myst-nb's `hide-cell`
-  tag: a closed <details> element).
+  tag: a closed <details> element), its nbgrader marker lines removed: a reader who unfolds it
+  sees the solution, as a learner would write it.
 
 The notebook the page's download button offers is rewritten the same way, without the folding
 (`without_hidden_tests`). check_site.py proves the result on the built site (`spoilers`).
@@ -68,8 +69,15 @@ def without_hidden_tests(notebook: nbformat.NotebookNode) -> nbformat.NotebookNo
     return notebook
 
 
+def without_solution_markers(source: str) -> str:
+    """`source` without nbgrader's `### BEGIN SOLUTION` and `### END SOLUTION` lines."""
+    begin, end = (re.escape(m) for m in SOLUTION)
+    return re.sub(rf"^[ \t]*#+ *(?:{begin}|{end})[^\n]*(?:\n|$)", "", source, flags=re.M)
+
+
 def fold_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of `notebook` whose solution cells are shown folded under "Show solution"."""
+    """A copy of `notebook` whose solution cells are shown folded under "Show solution", without
+    nbgrader's marker lines."""
     notebook = copy.deepcopy(notebook)
     for cell in notebook.cells:
         if not cell.metadata.get("nbgrader", {}).get("solution"):
@@ -78,6 +86,7 @@ def fold_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             # Only code cells can be folded by a tag; fold any other kind here before using it.
             raise ValueError(f"solution cell {cell.get('id')} is a {cell.cell_type} cell: "
                              "no_spoilers.py folds only code cells")
+        cell.source = without_solution_markers(cell.source)
         tags = cell.metadata.setdefault("tags", [])
         if "hide-cell" not in tags:
             tags.append("hide-cell")

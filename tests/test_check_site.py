@@ -105,7 +105,7 @@ def test_the_site_reads_notebooks_without_hidden_tests_and_with_solutions_folded
     assert [out.get("text") for out in check.outputs] == ["Correct.\n"]
     assert "hide-cell" in solution.metadata.tags
     assert solution.metadata.mystnb["code_prompt_show"] == "Show solution"
-    assert solution.source == SOLUTION_SOURCE  # folded, not changed
+    assert solution.source == "answer = ...  # a number\nanswer = w.grad.sum().item()  # the gradient of the sum\n"
 
 
 def test_a_solution_that_is_not_a_code_cell_fails_the_build() -> None:
@@ -125,11 +125,14 @@ def test_hidden_tests_and_unfolded_solutions_are_found(tmp_path: Path) -> None:
                                "<code>### END SOLUTION</code>, hidden tests between "
                                "<code>### BEGIN HIDDEN TESTS</code> and the end marker.</p>")
     write(site / "notebooks" / "01_x.html",
-          '<details class="hide"><summary>Show solution</summary>' + code(SOLUTION_SOURCE)
+          '<details class="hide"><summary>Show solution</summary>'
+          + code(no_spoilers.without_solution_markers(SOLUTION_SOURCE))
           + "</details>" + code('verdict = check_answer(answer, "3d66c5c7")'))
     write(site / "notebooks" / "02_open.html",
           '<details open><summary>Hide solution</summary>' + code(SOLUTION_SOURCE) + "</details>")
     write(site / "notebooks" / "03_markers.html", code("### BEGIN SOLUTION\nanswer = 1\n### END SOLUTION"))
+    write(site / "notebooks" / "05_folded_markers.html",
+          '<details class="hide"><summary>Show solution</summary>' + code(SOLUTION_SOURCE) + "</details>")
     write(site / "notebooks" / "04_hidden.html",  # the text without the markers is still found
           '<details><summary>Show</summary><pre><span>reference</span> = '
           "finite_difference(loss, w)\nverdict.confirm(reference)</pre></details>")
@@ -144,4 +147,5 @@ def test_hidden_tests_and_unfolded_solutions_are_found(tmp_path: Path) -> None:
         "notebooks/02_open.html: a solution not folded",
         "notebooks/03_markers.html: a solution not folded",
         "notebooks/04_hidden.html: a hidden test",
+        "notebooks/05_folded_markers.html: a folded solution shows nbgrader's markers",
     ]

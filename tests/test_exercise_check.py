@@ -66,9 +66,22 @@ def test_confirm_proves_the_digest_and_the_answer_against_a_reference():
     verdict.confirm(4.0)
     with pytest.raises(AssertionError, match="not the reference's"):
         verdict.confirm(5.0)  # the digest was made from something else
+    wrong = judge(2.5, answer_digest(4.0), hint="h", measure=lambda a: a * 2)
     with pytest.raises(AssertionError, match="not the reference's value"):
-        check_answer(2.00004, answer_digest(2.0), hint="h").confirm(2.0)  # within the digest's
-        # rounding, but not close enough to the reference
+        wrong.verdict.confirm(4.0)  # the hidden test rejects what the visible check rejects
+
+
+@pytest.mark.parametrize("answer", [1.22104, 1.2210449, 1.22096, 1.22106, 1.2209])
+def test_the_hidden_test_accepts_exactly_what_the_visible_check_accepts(answer):
+    reference = 1.221
+    judged = judge(answer, answer_digest(reference), hint="h")
+    visible_accepts = judged.feedback is None
+    try:
+        judged.verdict.confirm(reference)
+        hidden_accepts = True
+    except AssertionError:
+        hidden_accepts = False
+    assert visible_accepts == hidden_accepts
 
 
 @pytest.mark.parametrize("form", [26, 26.0, np.int64(26), np.float32(26.0), torch.tensor(26),

@@ -118,8 +118,9 @@ def test_report_is_a_fixed_width_table():
     assert lines[0].split() == ["tensor", "model", "leaf", "grad", "optimizer", "changed", "note"]
     assert lines[3].startswith("2.weight") and lines[3].endswith("NOT LEARNING: not in the optimizer")
     column = lines[0].index("grad")  # every row's grad state starts under the header
-    assert [line[column:].split()[0] for line in lines[1:-1]] == ["nonzero"] * 4
-    assert lines[-1] == "2 of 4 tensors changed; not learning: 2.weight, 2.bias"
+    assert [line[column:].split()[0] for line in lines[1:5]] == ["nonzero"] * 4
+    assert lines[5] == "2 of 4 tensors changed; not learning: 2.weight, 2.bias"
+    assert lines[6] == "Findings over 1 step:"
 
 
 def test_no_report_when_the_step_raised():
@@ -129,3 +130,294 @@ def test_no_report_when_the_step_raised():
         with StepCheck(model, opt) as check:
             raise ValueError("step failed")
     assert check.rows == [] and str(check) == "(no step recorded)"
+
+
+# --- over a few iterations of the learner's loop: the findings -----------------------------------
+
+def batches(n: int = 3) -> list[torch.Tensor]:
+    return [X + k for k in range(n)]
+
+
+def kinds(check: StepCheck) -> list[str]:
+    return [f.kind for f in check.findings]
+
+
+def test_a_healthy_loop_gets_no_finding():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-3)
+    losses = []
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    assert check.steps == 3 and check.findings == []
+    assert str(check).splitlines()[-1] == "Nothing found over 3 steps that keeps this loop from learning."
+
+
+def test_a_healthy_gan_loop_gets_no_finding():
+    torch.manual_seed(0)
+    G, D = nn.Linear(2, 3), nn.Sequential(nn.Linear(3, 1), nn.Sigmoid())
+    opt_G, opt_D = torch.optim.Adam(G.parameters()), torch.optim.Adam(D.parameters())
+    bce = nn.BCELoss()
+    with StepCheck(D, opt_D) as d_check, StepCheck(G, opt_G) as g_check:
+        for k in range(3):
+            real, z = torch.randn(4, 3), torch.randn(4, 2)
+            fake = G(z)
+            opt_D.zero_grad()
+            (bce(D(real), torch.ones(4, 1)) + bce(D(fake.detach()), torch.zeros(4, 1))).backward()
+            opt_D.step()
+            opt_G.zero_grad()
+            bce(D(fake), torch.ones(4, 1)).backward()  # also leaves gradients in D, cleared next time
+            opt_G.step()
+    assert d_check.findings == [] and g_check.findings == []
+
+
+def test_accumulation_done_right_gets_no_finding():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for step_batches in (batches(2), batches(2)):
+            opt.zero_grad()
+            for x in step_batches:
+                (model(x).pow(2).mean() / 2).backward()
+            opt.step()
+    assert check.findings == []
+
+
+def test_gradients_never_zeroed():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            model(x).pow(2).mean().backward()
+            opt.step()
+    assert kinds(check) == ["never-zeroed"]
+    assert "at steps 2, 3 the step used gradients left from the steps before" in check.findings[0].says
+
+
+def test_zero_grad_inside_the_accumulation_window():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(4):
+            opt.zero_grad()  # should be outside the window
+            model(x).pow(2).mean().backward()
+        opt.step()
+    assert kinds(check) == ["zeroed-in-window"]
+
+
+def test_a_logged_loss_tensor_carries_every_graph():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    total = 0
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            total = total + loss  # not loss.item()
+    assert kinds(check) == ["graph-carried"] and "`total`" in check.findings[0].says
+
+
+def test_a_path_cut_before_the_loss_and_a_layer_never_used():
+    torch.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body, self.head, self.spare = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+        def forward(self, x):
+            return self.head(self.body(x).detach())
+
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+    assert kinds(check) == ["off-path", "unused-in-forward"]
+    assert "`body.weight`" in check.findings[0].says and "`spare` never ran" in check.findings[1].says
+
+
+def test_a_frozen_part_that_still_moves():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for x in batches(1):  # one step before freezing: momentum buffers exist
+        opt.zero_grad()
+        model(x).pow(2).mean().backward()
+        opt.step()
+    model[0].requires_grad_(False)
+    model[1].requires_grad_(False)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            opt.zero_grad(set_to_none=False)  # zero tensors, not None: momentum still moves them
+            model(x).pow(2).mean().backward()
+            opt.step()
+    assert kinds(check) == ["frozen-moves", "frozen-statistics-move"]
+    assert check.findings[0].says.startswith("`0.weight`, `0.bias`, `1.weight`, `1.bias` moved at step 1")
+    assert "`1.running_mean`, `1.running_var`" in check.findings[1].says
+
+
+def test_training_in_eval_mode():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 1)).eval()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+    assert kinds(check) == ["eval-mode"]
+
+
+def test_nan_gradients_and_where_they_first_appear():
+    torch.manual_seed(0)
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            opt.zero_grad()
+            model(x).sqrt().sum().backward()  # sqrt of negative outputs: NaN
+            opt.step()
+    finding = next(f for f in check.findings if f.kind == "nonfinite-gradients")
+    assert "from step 2" in finding.says and "that of `2`'s output" in finding.says
+
+
+def test_an_optimizer_built_for_another_model():
+    model, other = two_layers(), two_layers()
+    opt = torch.optim.SGD(other.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+    assert kinds(check)[0] == "optimizer-of-another-model"
+
+
+def test_the_hooks_are_gone_and_change_nothing():
+    def run(checked: bool) -> torch.Tensor:
+        model = two_layers()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        with (StepCheck(model, opt) if checked else torch.enable_grad()):
+            for x in batches():
+                opt.zero_grad()
+                model(x).pow(2).mean().backward()
+                opt.step()
+        return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+    assert torch.equal(run(True), run(False))
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt):
+        pass
+    assert not model[0]._forward_hooks and not opt._optimizer_step_pre_hooks and model[0].weight._backward_hooks in (None, {})
+
+
+def test_a_parameter_the_optimizer_does_not_hold_is_not_called_never_zeroed():
+    # opt.zero_grad() resets only what opt holds, so fc2's .grad sums every backward; but no step
+    # reads it, so "the step used gradients left from the steps before" would be false.
+    model = two_layers()
+    opt = torch.optim.SGD(model[0].parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            step(model, opt, x)
+    assert kinds(check) == ["not-in-optimizer"]
+
+
+def test_eval_mode_names_the_layers_it_changes():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Dropout(0.5), nn.Linear(4, 1)).eval()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    says = check.findings[0].says
+    assert says.startswith("the model was in eval mode at steps 1, 2, so its BatchNorm1d and Dropout layers (`1`, `2`)")
+    assert "dropout drops nothing" in says and "does not update them" in says
+
+
+def test_a_frozen_part_in_eval_mode_is_not_training_in_eval_mode():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model[0].requires_grad_(False)
+    model[1].requires_grad_(False)
+    model[1].eval()  # the fix of frozen-statistics-move
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    assert check.findings == []
+
+
+def test_a_module_run_under_no_grad_is_off_path_and_a_frozen_tensor_that_moves_is_noted():
+    torch.manual_seed(0)
+
+    class Probe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body, self.head, self.probe = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+        def forward(self, x):
+            h = self.body(x)
+            with torch.no_grad():
+                self.logged = self.probe(h)  # only logged
+            return self.head(h)
+
+    model = Probe()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    assert kinds(check) == ["off-path"] and "`torch.no_grad()`" in check.findings[0].says
+    assert by_name(check)["probe.weight"].note == "NOT LEARNING: no gradient reached it"
+    assert TensorStatus("w", True, True, False, "zero", True, True).note == "FROZEN, yet it changed"
+
+
+def test_outputs_kept_in_a_list_are_not_called_chained():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    outputs = []
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            out = model(x)
+            out.pow(2).mean().backward()
+            opt.step()
+            outputs.append(out)  # kept for a metric at the end of the epoch
+    assert kinds(check) == ["graph-carried"]
+    says = check.findings[0].says
+    assert says.startswith("a list or dict of the loop holds one more tensor with a graph every step (`outputs`: 1, 2, 3;")
+    assert "chained" not in says and "nodes" not in says
+
+
+def test_a_finding_quotes_its_symptom_row_and_names_its_section():
+    model = two_layers()
+    opt = torch.optim.SGD(model[0].parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    lines = str(check).splitlines()
+    quoted = lines[lines.index("Findings over 2 steps:") + 2]
+    assert quoted.startswith('  symptom index: "the loss falls, but more slowly than it should')
+    assert quoted.endswith('(09 §2)')
+
+
+def test_every_finding_kind_has_exactly_one_symptom_row():
+    import re
+    from pathlib import Path
+
+    from autograd_pitfalls import index
+    from autograd_pitfalls.training_findings import symptom_row
+
+    source = Path(__file__).resolve().parent.parent / "autograd_pitfalls" / "training_findings.py"
+    kinds_made = set(re.findall(r'Finding\("([a-z-]+)"', source.read_text()))
+    named = [row["check"] for group in index.symptoms() for row in group["row"] if "check" in row]
+    assert len(kinds_made) == 11 and sorted(named) == sorted(kinds_made)
+    assert all(symptom_row(kind) for kind in kinds_made)

@@ -26,7 +26,9 @@
     return lines;
   }
   const squeeze = (text) => text.split(/\s+/).filter(Boolean).join(" ");
-  const cleanLines = (text) => splitlines(text).map((line) => line.replace(ANSI, "").replace(RANK_PREFIX, ""));
+  const noTicks = (text) => text.replace(/`/g, "");  // Markdown's code marks, as pasted from a page
+  const plainQuotes = (text) => text.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"');
+  const cleanLines = (text) => splitlines(plainQuotes(text)).map((line) => line.replace(ANSI, "").replace(RANK_PREFIX, ""));
 
   function messagesIn(text) {
     const lines = cleanLines(text);
@@ -47,7 +49,7 @@
   function read(text, code, codeLabel, library) {
     const lines = cleanLines(text);
     const frames = [];
-    const own = splitlines(code).map((line, n) => [n + 1, line.trim()]).filter(([, line]) => line)
+    const own = splitlines(plainQuotes(code)).map((line, n) => [n + 1, line.trim()]).filter(([, line]) => line)
       .map(([n, line]) => ({ where: `${codeLabel}, line ${n}`, text: line }));
     const isFrame = (line) => PYTHON_FRAME.exec(line) || IPYTHON_FRAME.exec(line);
     let inMessage = false;
@@ -104,9 +106,10 @@
       const m = new RegExp(`^(?:${pattern})`).exec(message);
       if (m) best = Math.max(best, m[0].length, 1);
     }
+    const plain = noTicks(message);
     for (const known of entry.messages) {
-      const n = sharedStart(message, known);
-      if (n === known.length || (n === message.length && n >= limits.MIN_CUT) || n >= limits.MIN_SHARED) {
+      const n = sharedStart(plain, known);
+      if (n === known.length || (n === plain.length && n >= limits.MIN_CUT) || n >= limits.MIN_SHARED) {
         best = Math.max(best, n);
       }
     }
@@ -119,7 +122,8 @@
       const m = new RegExp(pattern).exec(text);
       if (m) found.push(m[0].length);
     }
-    for (const known of entry.messages) if (text.includes(known)) found.push(known.length);
+    const plain = noTicks(text);
+    for (const known of entry.messages) if (plain.includes(known)) found.push(known.length);
     return found.length ? Math.max(...found) : 0;
   }
 
@@ -192,7 +196,7 @@
       if (entry && found.every((d) => d.entry.id !== entry.id)) found.push(withRanking(message, entry, seen, data.limits));
     }
     if (!found.length && !seen.messages.length) {
-      const whole = squeeze(text.replace(ANSI, "")).replace(CUT_MARK, "");
+      const whole = squeeze(plainQuotes(text).replace(ANSI, "")).replace(CUT_MARK, "");
       const entry = bestEntry(whole, matchAnywhere, data);
       return [entry ? withRanking(whole, entry, seen, data.limits) : { message: whole, entry: null }];
     }
