@@ -27,6 +27,7 @@ The text is deterministic, so a notebook can store it and nbval can compare it.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -56,6 +57,8 @@ class TensorStatus:
     def note(self) -> str:
         """Why the tensor did not change (the first reason that applies), or what to watch."""
         if self.changed:
+            if not self.requires_grad:
+                return "FROZEN, yet it changed"
             return "" if self.leaf else "a non-leaf copy: the tensor it was made from stays"
         if not self.requires_grad:
             return "frozen (requires_grad=False)"
@@ -193,5 +196,6 @@ class StepCheck:
             row = symptom_row(f.kind)
             if row:
                 symptom, place = row
-                lines.append(f"  symptom index: \"{symptom}\" ({place['notebook'][:2]} {place['section']})")
+                section = re.sub(r"\s\([^)]*\)", "", place["section"])  # without its comment in parentheses
+                lines.append(f"  symptom index: \"{symptom}\" ({place['notebook'][:2]} {section})")
         return lines

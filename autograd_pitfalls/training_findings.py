@@ -11,6 +11,7 @@ from typing import Any
 from autograd_pitfalls import index
 from autograd_pitfalls.training_watch import Observations
 
+CONTAINER = " (items with a graph)"  # how training_watch.kept_graphs names a list or dict
 GROWTH = 1.5  # a kept graph counts as growing when it ends at least this many times its first size
 
 
@@ -40,43 +41,52 @@ def owner(name: str) -> str:
 def findings(rows: list[Any], seen: Observations) -> list[Finding]:
     """The findings, in the order a learner should read them."""
     found = []
-    missing = [r.name for r in rows if r.registered and r.requires_grad and not r.in_optimizer]
+    # a registered tensor this optimizer does not hold, and that nothing else moved (a second
+    # optimizer for the backbone, say, is not this mistake)
+    missing = [r.name for r in rows if r.registered and r.requires_grad and not r.in_optimizer and not r.changed]
     strangers = [r.name for r in rows if r.in_optimizer and not r.registered and r.name.startswith("param_groups[")]
     if missing and strangers:
         found.append(Finding("optimizer-of-another-model", (
             f"the optimizer holds {len(strangers)} tensor(s) that are not this model's parameters "
-            f"({names(strangers)}), and not {names(missing)}: it was built for other tensors (another model, or "
-            "layers replaced after the optimizer was made)")))
+            f"({names(strangers)}), and not {names(missing)}: it was built for other tensors (another model, "
+            "the model built again, or layers replaced after the optimizer was made)")))
     elif missing:
         got = [n for n in missing if seen.received.get(n)]
         if got:
             found.append(Finding("not-in-optimizer", (
                 f"{names(got)} get gradients, but the optimizer does not hold them: no step moves them")))
-    stale = {n: s for n, s in seen.stale.items()}
+    order = {r.name: k for k, r in enumerate(rows)}  # names in the report's order
+    stale = {n: seen.stale[n] for n in sorted(seen.stale, key=lambda n: order.get(n, len(order)))}
+    discarded = {n: seen.discarded[n] for n in sorted(seen.discarded, key=lambda n: order.get(n, len(order)))}
     if stale:
         found.append(Finding("never-zeroed", (
             f"at {steps([s for v in stale.values() for s in v])} the step used gradients left from the steps before "
             f"({names(stale)}): nothing reset `.grad` between steps (no `optimizer.zero_grad()`), so each step "
             "applies the running sum of every gradient so far")))
-    if seen.discarded:
+    if discarded:
         found.append(Finding("zeroed-in-window", (
-            f"gradients of {names(seen.discarded)} were reset before any step used them (before "
-            f"{steps([s for v in seen.discarded.values() for s in v])}): a `zero_grad()` inside an accumulation "
+            f"gradients of {names(discarded)} were reset before any step used them (before "
+            f"{steps([s for v in discarded.values() for s in v])}): a `zero_grad()` inside an accumulation "
             "window keeps only the last micro-batch's gradient")))
     found += _carried(seen.graphs)
-    no_gradient = [r for r in rows if r.registered and r.requires_grad and seen.steps and not seen.received.get(r.name)]
+    # no gradient arrived through backward(), and none was written into .grad by hand either
+    # (gradients from torch.autograd.grad assigned to p.grad reach it without backward)
+    no_gradient = [r for r in rows if r.registered and r.requires_grad and seen.steps
+                   and not seen.received.get(r.name) and r.grad != "nonzero"]
     off_path = [r.name for r in no_gradient if owner(r.name) in seen.ran or owner(r.name) == "(the model)"]
     unused = [r.name for r in no_gradient if r.name not in off_path]
     if off_path:
         found.append(Finding("off-path", (
             f"no gradient reached {names(off_path)}, though {names(sorted({owner(n) for n in off_path}))} ran in "
             "the forward pass: the path from there to the loss is cut (`.detach()`, `.item()`, `torch.tensor(...)`, "
-            "NumPy, a comparison or an integer cast) or its output is not used in the loss")))
+            "NumPy, a comparison, an integer cast, `torch.no_grad()`) or its output is not used in the loss")))
     if unused:
         found.append(Finding("unused-in-forward", (
             f"{names(unused)} got no gradient: {names(sorted({owner(n) for n in unused}))} never ran in the "
             "forward pass")))
-    moved = {n: v for n, v in seen.moved_without_gradient.items() if v[1] == "zero"}
+    frozen = {r.name for r in rows if not r.requires_grad}
+    # a frozen tensor (requires_grad=False at the end) that a zero gradient let the optimizer move
+    moved = {n: v for n, v in seen.moved_without_gradient.items() if v[1] == "zero" and n in frozen}
     if moved:
         found.append(Finding("frozen-moves", (
             f"{names(moved)} moved at {steps([v[0] for v in moved.values()])} although their gradient was zero: "
@@ -90,10 +100,14 @@ def findings(rows: list[Any], seen: Observations) -> list[Finding]:
             "are frozen: in train mode BatchNorm updates its running statistics; `.eval()` on the frozen part "
             "(again after every `model.train()`) keeps them")))
     if seen.eval_steps:
+        classes = set(seen.eval_modules.values())
+        effects = (["dropout drops nothing"] if any("Dropout" in c for c in classes) else []) + (
+            ["BatchNorm normalises with its running statistics, not the batch's, and does not update them"]
+            if any("BatchNorm" in c for c in classes) else [])
         found.append(Finding("eval-mode", (
-            f"the model was in eval mode at {steps(seen.eval_steps)}: its Dropout and BatchNorm layers behave as "
-            "at inference (no dropout, running statistics instead of the batch's); call `model.train()` "
-            "before training")))
+            f"the model was in eval mode at {steps(seen.eval_steps)}, so its {' and '.join(sorted(classes))} layers "
+            f"({names(seen.eval_modules)}) ran as at inference: {'; '.join(effects)}; call `model.train()` "
+            "before training (again after every evaluation)")))
     if seen.nonfinite:
         first = min(seen.nonfinite.values())
         where = (f"; in the backward pass, the first non-finite gradient is that of `{seen.first_nonfinite_output}`'s "
@@ -118,11 +132,21 @@ def _carried(graphs: list[dict[str, int]]) -> list[Finding]:
             growing.append((name, sizes))
     if not growing:
         return []
-    shown = "; ".join(f"`{name}`: {', '.join(map(str, sizes))} nodes" for name, sizes in growing[:3])
+    chained = [(n, sizes) for n, sizes in growing if not n.endswith(CONTAINER)]
+    kept = [(n.removesuffix(CONTAINER), sizes) for n, sizes in growing if n.endswith(CONTAINER)]
+    parts = []
+    if chained:
+        shown = "; ".join(f"`{name}`: {', '.join(map(str, sizes))} nodes" for name, sizes in chained[:3])
+        parts.append(f"a variable of the loop holds a graph that grows every step ({shown}; counted after each "
+                     "step and at the end, from the first time it held one): each step's graph is chained to the last")
+    if kept:
+        shown = "; ".join(f"`{name}`: {', '.join(map(str, sizes))}" for name, sizes in kept[:3])
+        parts.append(f"a list or dict of the loop holds one more tensor with a graph every step ({shown}; "
+                     "counted after each step and at the end, from the first time it held one): each keeps its "
+                     "step's graph alive")
     return [Finding("graph-carried", (
-        f"a variable of the loop keeps a graph that grows every step ({shown}, after each step and at the end): "
-        "each step's graph is chained to the last, and the memory autograd holds grows with it; keep numbers "
-        "(`.item()`) or `.detach()` what is carried to the next iteration"))]
+        "; ".join(parts) + "; the memory autograd holds grows with it. Keep numbers (`.item()`), or `.detach()` "
+        "what is kept or carried to the next iteration"))]
 
 
 def symptom_row(kind: str) -> tuple[str, dict] | None:

@@ -28,7 +28,7 @@ from autograd_pitfalls import doctor, index  # noqa: E402
 
 CENSUS = Path(__file__).with_name("census.toml")
 LEVELS = ("yes", "partly", "no", "not-reproducible-here")
-SAMPLES = ("main", "fresh", "fresh-2", "fresh-3")  # fresh-2: METHOD.md, amendment 9; fresh-3: amendment 11
+SAMPLES = ("main", "fresh", "fresh-2", "fresh-3", "families-4")  # fresh-2: METHOD.md, amendment 9; fresh-3: amendment 11; families-4: amendment 14
 
 
 def rows_of(entry_id: str):

@@ -54,7 +54,7 @@ PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "sqlite3", "pdb", "psu
              "matplotlib_inline.backend_inline", "numpy", "matplotlib.pyplot", "torch", "torch._dynamo",
              "torch._functorch.aot_autograd", "torch._inductor.lowering", "torch.distributed.tensor",
              "torch.fx.experimental.symbolic_shapes", "torch.nn.parallel", "torch.func")
-# Imported as notebooks 05 and 12 import it: quietly (from PyTorch 2.14 on it warns that
+# Imported as notebooks 05 and 12 import it: quietly (on 2.13 to 2.15 it warns that
 # torch.jit.script is deprecated).
 QUIET_IMPORT = ("torch._decomp.decompositions_for_jvp", "`torch.jit.script` is deprecated")
 # Variables an interpreter or one of PRELOADED reads when it starts or is imported.

@@ -318,3 +318,184 @@ def test_the_hooks_are_gone_and_change_nothing():
     with StepCheck(model, opt):
         pass
     assert not model[0]._forward_hooks and not opt._optimizer_step_pre_hooks and model[0].weight._backward_hooks in (None, {})
+
+
+def test_a_parameter_the_optimizer_does_not_hold_is_not_called_never_zeroed():
+    # opt.zero_grad() resets only what opt holds, so fc2's .grad sums every backward; but no step
+    # reads it, so "the step used gradients left from the steps before" would be false.
+    model = two_layers()
+    opt = torch.optim.SGD(model[0].parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            step(model, opt, x)
+    assert kinds(check) == ["not-in-optimizer"]
+
+
+def test_eval_mode_names_the_layers_it_changes():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Dropout(0.5), nn.Linear(4, 1)).eval()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    says = check.findings[0].says
+    assert says.startswith("the model was in eval mode at steps 1, 2, so its BatchNorm1d and Dropout layers (`1`, `2`)")
+    assert "dropout drops nothing" in says and "does not update them" in says
+
+
+def test_a_frozen_part_in_eval_mode_is_not_training_in_eval_mode():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model[0].requires_grad_(False)
+    model[1].requires_grad_(False)
+    model[1].eval()  # the fix of frozen-statistics-move
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    assert check.findings == []
+
+
+def test_a_module_run_under_no_grad_is_off_path_and_a_frozen_tensor_that_moves_is_noted():
+    torch.manual_seed(0)
+
+    class Probe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body, self.head, self.probe = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+        def forward(self, x):
+            h = self.body(x)
+            with torch.no_grad():
+                self.logged = self.probe(h)  # only logged
+            return self.head(h)
+
+    model = Probe()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    assert kinds(check) == ["off-path"] and "`torch.no_grad()`" in check.findings[0].says
+    assert by_name(check)["probe.weight"].note == "NOT LEARNING: no gradient reached it"
+    assert TensorStatus("w", True, True, False, "zero", True, True).note == "FROZEN, yet it changed"
+
+
+def test_outputs_kept_in_a_list_are_not_called_chained():
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    outputs = []
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            out = model(x)
+            out.pow(2).mean().backward()
+            opt.step()
+            outputs.append(out)  # kept for a metric at the end of the epoch
+    assert kinds(check) == ["graph-carried"]
+    says = check.findings[0].says
+    assert says.startswith("a list or dict of the loop holds one more tensor with a graph every step (`outputs`: 1, 2, 3;")
+    assert "chained" not in says and "nodes" not in says
+
+
+def test_a_finding_quotes_its_symptom_row_and_names_its_section():
+    model = two_layers()
+    opt = torch.optim.SGD(model[0].parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches(2):
+            step(model, opt, x)
+    lines = str(check).splitlines()
+    quoted = lines[lines.index("Findings over 2 steps:") + 2]
+    assert quoted.startswith('  symptom index: "the loss falls, but more slowly than it should')
+    assert quoted.endswith('(09 §2)')
+
+
+def test_every_finding_kind_has_exactly_one_symptom_row():
+    import re
+    from pathlib import Path
+
+    from autograd_pitfalls import index
+    from autograd_pitfalls.training_findings import symptom_row
+
+    source = Path(__file__).resolve().parent.parent / "autograd_pitfalls" / "training_findings.py"
+    kinds_made = set(re.findall(r'Finding\("([a-z-]+)"', source.read_text()))
+    named = [row["check"] for group in index.symptoms() for row in group["row"] if "check" in row]
+    assert len(kinds_made) == 11 and sorted(named) == sorted(kinds_made)
+    assert all(symptom_row(kind) for kind in kinds_made)
+
+
+# --- healthy loops that once drew a finding ------------------------------------------------------
+
+def test_a_second_optimizer_for_the_backbone_is_not_a_missing_parameter():
+    # The check is given the head's optimizer; another one steps the first layer. That layer's
+    # tensors are not in the optimizer given, but they learn: "no step moves them" would be false.
+    model = two_layers()
+    backbone, head = torch.optim.SGD(model[0].parameters(), lr=0.01), torch.optim.SGD(model[2].parameters(), lr=0.1)
+    with StepCheck(model, head) as check:
+        for x in batches():
+            backbone.zero_grad()
+            head.zero_grad()
+            model(x).pow(2).mean().backward()
+            backbone.step()
+            head.step()
+    assert check.findings == [] and check.not_learning() == []
+
+
+def test_lbfgs_recomputing_gradients_inside_its_step_gets_no_finding():
+    # step(closure) zeroes and recomputes the gradient several times inside one step.
+    model = two_layers()
+    opt = torch.optim.LBFGS(model.parameters(), lr=0.5, max_iter=4)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = model(X).pow(2).mean()
+        loss.backward()
+        return loss
+
+    with StepCheck(model, opt) as check:
+        for _ in range(3):
+            opt.step(closure)
+    assert check.steps == 3 and check.findings == []
+
+
+def test_a_step_grad_scaler_skips_is_not_a_zero_grad_in_the_window():
+    # A GradScaler skips the step whose gradients hold inf (here: a scale far too large at first,
+    # as when fp16 calibrates its scale); the next zero_grad() clears those gradients.
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**127)
+    with StepCheck(model, opt) as check:
+        for x in batches(4):
+            opt.zero_grad()
+            scaler.scale(model(x * 100).pow(2).mean()).backward()
+            scaler.step(opt)
+            scaler.update()
+    assert check.steps < 4 and check.findings == []
+
+
+def test_gradients_written_into_grad_by_hand_are_not_off_path():
+    # torch.autograd.grad, then p.grad = g (gradient surgery): no backward() accumulates, yet
+    # every parameter gets its gradient and learns.
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            grads = torch.autograd.grad(model(x).pow(2).mean(), list(model.parameters()))
+            for p, g in zip(model.parameters(), grads):
+                p.grad = g
+            opt.step()
+    assert check.findings == []
+
+
+def test_a_trained_layer_moved_by_momentum_with_a_zero_gradient_is_not_frozen_moves():
+    # zero_grad(set_to_none=False) and a branch not taken in one step: Adam moves the branch by its
+    # momentum. It is not frozen, so the row for "a frozen layer still changes" is not its cause.
+    torch.manual_seed(0)
+    branches = nn.ModuleList([nn.Linear(3, 1), nn.Linear(3, 1)])
+    opt = torch.optim.Adam(branches.parameters(), lr=0.01)
+    with StepCheck(branches, opt) as check:
+        for k, x in enumerate(batches()):
+            opt.zero_grad(set_to_none=False)
+            branches[1 if k == 1 else 0](x).pow(2).mean().backward()
+            opt.step()
+    assert check.findings == []
