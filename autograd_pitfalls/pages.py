@@ -111,12 +111,19 @@ def error_section(entries, style: Style) -> str:
     return "\n\n".join(out) + "\n"
 
 
+def symptom_cell(r: dict) -> str:
+    """A row's symptom, and the training check's finding that names it, if one does."""
+    return r["symptom"] + (f" *(StepCheck names it: `{r['check']}`)*" if r.get("check") else "")
+
+
 def symptom_section(groups, style: Style) -> str:
     out = []
     for g in groups:
         out.append("#" * style.level + " " + g["heading"])
+        if g.get("tell_apart"):
+            out.append(prose(g["tell_apart"], style))
         out.append(table(["symptom", "cause", "fix", "shown in", "reported in"],
-                         [cause_cells(r, style, (r["symptom"],)) for r in g["row"]]))
+                         [cause_cells(r, style, (symptom_cell(r),)) for r in g["row"]]))
     return "\n\n".join(out) + "\n"
 
 
