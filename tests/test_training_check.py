@@ -138,6 +138,23 @@ def batches(n: int = 3) -> list[torch.Tensor]:
     return [X + k for k in range(n)]
 
 
+class BodyHeadAndThird(nn.Module):
+    """A body, a head, and a third layer that the tests' forward passes misuse."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.body, self.head, self.third = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+
+def checked_loop(model: nn.Module, opt: torch.optim.Optimizer, steps: int) -> StepCheck:
+    """StepCheck around `steps` steps of the ordinary loop (zero_grad, backward, step)."""
+    with StepCheck(model, opt) as check:
+        for x in batches(steps):
+            step(model, opt, x)
+    return check
+
+
 def kinds(check: StepCheck) -> list[str]:
     return [f.kind for f in check.findings]
 
@@ -148,8 +165,8 @@ def test_a_healthy_loop_gets_no_finding():
     losses = []
     with StepCheck(model, opt) as check:
         for x in batches():
+            loss = model(x).pow(2).mean()  # the forward first, then the reset: as healthy as the other order
             opt.zero_grad()
-            loss = model(x).pow(2).mean()
             loss.backward()
             opt.step()
             losses.append(loss.item())
@@ -224,25 +241,14 @@ def test_a_logged_loss_tensor_carries_every_graph():
 
 
 def test_a_path_cut_before_the_loss_and_a_layer_never_used():
-    torch.manual_seed(0)
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.body, self.head, self.spare = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-
+    class Net(BodyHeadAndThird):
         def forward(self, x):
-            return self.head(self.body(x).detach())
+            return self.head(self.body(x).detach())  # the third layer is never called
 
     model = Net()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["off-path", "unused-in-forward"]
-    assert "`body.weight`" in check.findings[0].says and "`spare` never ran" in check.findings[1].says
+    assert "`body.weight`" in check.findings[0].says and "`third` never ran" in check.findings[1].says
 
 
 def test_a_frozen_part_that_still_moves():
@@ -359,24 +365,17 @@ def test_a_frozen_part_in_eval_mode_is_not_training_in_eval_mode():
 def test_a_module_run_under_no_grad_is_off_path_and_a_frozen_tensor_that_moves_is_noted():
     torch.manual_seed(0)
 
-    class Probe(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.body, self.head, self.probe = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-
+    class Probe(BodyHeadAndThird):
         def forward(self, x):
             h = self.body(x)
             with torch.no_grad():
-                self.logged = self.probe(h)  # only logged
+                self.logged = self.third(h)  # the probe, only logged
             return self.head(h)
 
     model = Probe()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            step(model, opt, x)
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["off-path"] and "`torch.no_grad()`" in check.findings[0].says
-    assert by_name(check)["probe.weight"].note == "NOT LEARNING: no gradient reached it"
+    assert by_name(check)["third.weight"].note == "NOT LEARNING: no gradient reached it"
     assert TensorStatus("w", True, True, False, "zero", True, True).note == "FROZEN, yet it changed"
 
 
