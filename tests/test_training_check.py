@@ -274,12 +274,7 @@ def test_a_frozen_part_that_still_moves():
 def test_training_in_eval_mode():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 1)).eval()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["eval-mode"]
 
 
@@ -298,12 +293,7 @@ def test_nan_gradients_and_where_they_first_appear():
 
 def test_an_optimizer_built_for_another_model():
     model, other = two_layers(), two_layers()
-    opt = torch.optim.SGD(other.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(other.parameters(), lr=0.1), steps=2)
     assert kinds(check)[0] == "optimizer-of-another-model"
 
 
