@@ -421,3 +421,81 @@ def test_every_finding_kind_has_exactly_one_symptom_row():
     named = [row["check"] for group in index.symptoms() for row in group["row"] if "check" in row]
     assert len(kinds_made) == 11 and sorted(named) == sorted(kinds_made)
     assert all(symptom_row(kind) for kind in kinds_made)
+
+
+# --- healthy loops that once drew a finding ------------------------------------------------------
+
+def test_a_second_optimizer_for_the_backbone_is_not_a_missing_parameter():
+    # The check is given the head's optimizer; another one steps the first layer. That layer's
+    # tensors are not in the optimizer given, but they learn: "no step moves them" would be false.
+    model = two_layers()
+    backbone, head = torch.optim.SGD(model[0].parameters(), lr=0.01), torch.optim.SGD(model[2].parameters(), lr=0.1)
+    with StepCheck(model, head) as check:
+        for x in batches():
+            backbone.zero_grad()
+            head.zero_grad()
+            model(x).pow(2).mean().backward()
+            backbone.step()
+            head.step()
+    assert check.findings == [] and check.not_learning() == []
+
+
+def test_lbfgs_recomputing_gradients_inside_its_step_gets_no_finding():
+    # step(closure) zeroes and recomputes the gradient several times inside one step.
+    model = two_layers()
+    opt = torch.optim.LBFGS(model.parameters(), lr=0.5, max_iter=4)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = model(X).pow(2).mean()
+        loss.backward()
+        return loss
+
+    with StepCheck(model, opt) as check:
+        for _ in range(3):
+            opt.step(closure)
+    assert check.steps == 3 and check.findings == []
+
+
+def test_a_step_grad_scaler_skips_is_not_a_zero_grad_in_the_window():
+    # A GradScaler skips the step whose gradients hold inf (here: a scale far too large at first,
+    # as when fp16 calibrates its scale); the next zero_grad() clears those gradients.
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**127)
+    with StepCheck(model, opt) as check:
+        for x in batches(4):
+            opt.zero_grad()
+            scaler.scale(model(x * 100).pow(2).mean()).backward()
+            scaler.step(opt)
+            scaler.update()
+    assert check.steps < 4 and check.findings == []
+
+
+def test_gradients_written_into_grad_by_hand_are_not_off_path():
+    # torch.autograd.grad, then p.grad = g (gradient surgery): no backward() accumulates, yet
+    # every parameter gets its gradient and learns.
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            grads = torch.autograd.grad(model(x).pow(2).mean(), list(model.parameters()))
+            for p, g in zip(model.parameters(), grads):
+                p.grad = g
+            opt.step()
+    assert check.findings == []
+
+
+def test_a_trained_layer_moved_by_momentum_with_a_zero_gradient_is_not_frozen_moves():
+    # zero_grad(set_to_none=False) and a branch not taken in one step: Adam moves the branch by its
+    # momentum. It is not frozen, so the row for "a frozen layer still changes" is not its cause.
+    torch.manual_seed(0)
+    branches = nn.ModuleList([nn.Linear(3, 1), nn.Linear(3, 1)])
+    opt = torch.optim.Adam(branches.parameters(), lr=0.01)
+    with StepCheck(branches, opt) as check:
+        for k, x in enumerate(batches()):
+            opt.zero_grad(set_to_none=False)
+            branches[1 if k == 1 else 0](x).pow(2).mean().backward()
+            opt.step()
+    assert check.findings == []
