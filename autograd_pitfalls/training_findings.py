@@ -41,7 +41,9 @@ def owner(name: str) -> str:
 def findings(rows: list[Any], seen: Observations) -> list[Finding]:
     """The findings, in the order a learner should read them."""
     found = []
-    missing = [r.name for r in rows if r.registered and r.requires_grad and not r.in_optimizer]
+    # a registered tensor this optimizer does not hold, and that nothing else moved (a second
+    # optimizer for the backbone, say, is not this mistake)
+    missing = [r.name for r in rows if r.registered and r.requires_grad and not r.in_optimizer and not r.changed]
     strangers = [r.name for r in rows if r.in_optimizer and not r.registered and r.name.startswith("param_groups[")]
     if missing and strangers:
         found.append(Finding("optimizer-of-another-model", (
@@ -67,7 +69,10 @@ def findings(rows: list[Any], seen: Observations) -> list[Finding]:
             f"{steps([s for v in discarded.values() for s in v])}): a `zero_grad()` inside an accumulation "
             "window keeps only the last micro-batch's gradient")))
     found += _carried(seen.graphs)
-    no_gradient = [r for r in rows if r.registered and r.requires_grad and seen.steps and not seen.received.get(r.name)]
+    # no gradient arrived through backward(), and none was written into .grad by hand either
+    # (gradients from torch.autograd.grad assigned to p.grad reach it without backward)
+    no_gradient = [r for r in rows if r.registered and r.requires_grad and seen.steps
+                   and not seen.received.get(r.name) and r.grad != "nonzero"]
     off_path = [r.name for r in no_gradient if owner(r.name) in seen.ran or owner(r.name) == "(the model)"]
     unused = [r.name for r in no_gradient if r.name not in off_path]
     if off_path:
@@ -79,7 +84,9 @@ def findings(rows: list[Any], seen: Observations) -> list[Finding]:
         found.append(Finding("unused-in-forward", (
             f"{names(unused)} got no gradient: {names(sorted({owner(n) for n in unused}))} never ran in the "
             "forward pass")))
-    moved = {n: v for n, v in seen.moved_without_gradient.items() if v[1] == "zero"}
+    frozen = {r.name for r in rows if not r.requires_grad}
+    # a frozen tensor (requires_grad=False at the end) that a zero gradient let the optimizer move
+    moved = {n: v for n, v in seen.moved_without_gradient.items() if v[1] == "zero" and n in frozen}
     if moved:
         found.append(Finding("frozen-moves", (
             f"{names(moved)} moved at {steps([v[0] for v in moved.values()])} although their gradient was zero: "

@@ -10,7 +10,10 @@ what autograd records) and removes them when the loop is done:
   another optimizer consumed are not mistaken for discarded ones;
 * on each watched leaf tensor: a hook before and one after its gradient is accumulated into
   ``.grad``, so that every accumulation is seen together with what ``.grad`` held before it
-  (``torch.autograd.grad`` calls the first hook but accumulates nothing, and is ignored);
+  (``torch.autograd.grad`` calls the first hook but accumulates nothing, and is ignored). Gradients
+  cleared with no step since they arrived count as thrown away, except inside a step that takes a
+  closure (LBFGS zeroes and recomputes them there) and when some gradient held NaN or inf since
+  the last step (a GradScaler skips that step, and the next ``zero_grad()`` clears it);
 * on each module: a forward hook (which modules ran, and, on their outputs, a gradient hook
   that tells where a non-finite gradient first appeared in the backward pass).
 
@@ -105,9 +108,11 @@ class LoopWatch:
         self.seen = Observations()
         self.ledgers = {n: Ledger() for n, t in self.tensors if t.requires_grad}
         self.all_steps = 0
+        self.nonfinite_between: set[int] = set()  # values of all_steps when a .grad got NaN or inf
         self._handles: list[Any] = []
         self._backward_order: list[tuple[str, bool]] = []
         self._snapshot: dict[str, tuple[torch.Tensor, str]] = {}
+        self._closure_step = False  # inside optimizer.step(closure): the step computes its own gradients
 
     # --- installing and removing ------------------------------------------------------------
     def start(self) -> None:
@@ -144,10 +149,16 @@ class LoopWatch:
             ledger = self.ledgers[name]
             before, ledger.pending_before = ledger.pending_before, None
             if before in ("None", "zero"):  # .grad was reset since the last accumulation
-                if any(all_steps == self.all_steps for _, all_steps in ledger.arrivals):
-                    self.seen.discarded[name].append(self.seen.steps + 1)  # lost with no step between
+                # Lost with no step between, unless inside a step that takes a closure (LBFGS
+                # recomputes the gradient several times in one step), or some gradient held NaN or
+                # inf since the last step (a GradScaler skips such a step; the next zero_grad() clears it).
+                if (not self._closure_step and self.all_steps not in self.nonfinite_between
+                        and any(all_steps == self.all_steps for _, all_steps in ledger.arrivals)):
+                    self.seen.discarded[name].append(self.seen.steps + 1)
                 ledger.arrivals.clear()
             ledger.arrivals.append((self.seen.steps, self.all_steps))
+            if not bool(torch.isfinite(t.grad).all()):
+                self.nonfinite_between.add(self.all_steps)
             ledger.received += 1
         return hook
 
@@ -155,15 +166,21 @@ class LoopWatch:
     def _before_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
         step = self.seen.steps + 1
         self._snapshot = {}
+        # optimizer.step(closure) (LBFGS): the closure zeroes and recomputes the gradients inside
+        # the step, so what .grad holds now is neither what the step uses nor a sign of the loop.
+        # (the hook's args begin with the optimizer itself: step's own arguments follow it)
+        self._closure_step = kwargs.get("closure", args[1] if len(args) > 1 else None) is not None
         held = {id(p) for group in optimizer.param_groups for p in group["params"]}
         for name, t in self.tensors:
             ledger, state = self.ledgers.get(name), grad_state(t)
             if ledger is None:
                 pass
-            elif state in ("None", "zero"):
+            elif state in ("None", "zero") or self._closure_step:
                 ledger.arrivals.clear()
             elif id(t) in held and any(own < self.seen.steps for own, _ in ledger.arrivals):
                 self.seen.stale[name].append(step)  # only a gradient the step reads can be stale
+            if self._closure_step:
+                continue
             if state != "None" and not bool(torch.isfinite(t.grad).all()):
                 self.seen.nonfinite.setdefault(name, step)
             if state != "nonzero":
@@ -180,6 +197,7 @@ class LoopWatch:
 
     def _after_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
         self.seen.steps += 1
+        self._closure_step = False
         for name, t in self.tensors:
             if name in self._snapshot and name not in self.seen.moved_without_gradient:
                 before, state = self._snapshot[name]

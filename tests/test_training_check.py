@@ -138,6 +138,23 @@ def batches(n: int = 3) -> list[torch.Tensor]:
     return [X + k for k in range(n)]
 
 
+class BodyHeadAndThird(nn.Module):
+    """A body, a head, and a third layer that the tests' forward passes misuse."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.body, self.head, self.third = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+
+def checked_loop(model: nn.Module, opt: torch.optim.Optimizer, steps: int) -> StepCheck:
+    """StepCheck around `steps` steps of the ordinary loop (zero_grad, backward, step)."""
+    with StepCheck(model, opt) as check:
+        for x in batches(steps):
+            step(model, opt, x)
+    return check
+
+
 def kinds(check: StepCheck) -> list[str]:
     return [f.kind for f in check.findings]
 
@@ -148,8 +165,8 @@ def test_a_healthy_loop_gets_no_finding():
     losses = []
     with StepCheck(model, opt) as check:
         for x in batches():
+            loss = model(x).pow(2).mean()  # the forward first, then the reset: as healthy as the other order
             opt.zero_grad()
-            loss = model(x).pow(2).mean()
             loss.backward()
             opt.step()
             losses.append(loss.item())
@@ -224,25 +241,14 @@ def test_a_logged_loss_tensor_carries_every_graph():
 
 
 def test_a_path_cut_before_the_loss_and_a_layer_never_used():
-    torch.manual_seed(0)
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.body, self.head, self.spare = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-
+    class Net(BodyHeadAndThird):
         def forward(self, x):
-            return self.head(self.body(x).detach())
+            return self.head(self.body(x).detach())  # the third layer is never called
 
     model = Net()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["off-path", "unused-in-forward"]
-    assert "`body.weight`" in check.findings[0].says and "`spare` never ran" in check.findings[1].says
+    assert "`body.weight`" in check.findings[0].says and "`third` never ran" in check.findings[1].says
 
 
 def test_a_frozen_part_that_still_moves():
@@ -268,12 +274,7 @@ def test_a_frozen_part_that_still_moves():
 def test_training_in_eval_mode():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 1)).eval()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["eval-mode"]
 
 
@@ -292,12 +293,7 @@ def test_nan_gradients_and_where_they_first_appear():
 
 def test_an_optimizer_built_for_another_model():
     model, other = two_layers(), two_layers()
-    opt = torch.optim.SGD(other.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(other.parameters(), lr=0.1), steps=2)
     assert kinds(check)[0] == "optimizer-of-another-model"
 
 
@@ -359,24 +355,17 @@ def test_a_frozen_part_in_eval_mode_is_not_training_in_eval_mode():
 def test_a_module_run_under_no_grad_is_off_path_and_a_frozen_tensor_that_moves_is_noted():
     torch.manual_seed(0)
 
-    class Probe(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.body, self.head, self.probe = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-
+    class Probe(BodyHeadAndThird):
         def forward(self, x):
             h = self.body(x)
             with torch.no_grad():
-                self.logged = self.probe(h)  # only logged
+                self.logged = self.third(h)  # the probe, only logged
             return self.head(h)
 
     model = Probe()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            step(model, opt, x)
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["off-path"] and "`torch.no_grad()`" in check.findings[0].says
-    assert by_name(check)["probe.weight"].note == "NOT LEARNING: no gradient reached it"
+    assert by_name(check)["third.weight"].note == "NOT LEARNING: no gradient reached it"
     assert TensorStatus("w", True, True, False, "zero", True, True).note == "FROZEN, yet it changed"
 
 
@@ -421,3 +410,81 @@ def test_every_finding_kind_has_exactly_one_symptom_row():
     named = [row["check"] for group in index.symptoms() for row in group["row"] if "check" in row]
     assert len(kinds_made) == 11 and sorted(named) == sorted(kinds_made)
     assert all(symptom_row(kind) for kind in kinds_made)
+
+
+# --- healthy loops that once drew a finding ------------------------------------------------------
+
+def test_a_second_optimizer_for_the_backbone_is_not_a_missing_parameter():
+    # The check is given the head's optimizer; another one steps the first layer. That layer's
+    # tensors are not in the optimizer given, but they learn: "no step moves them" would be false.
+    model = two_layers()
+    backbone, head = torch.optim.SGD(model[0].parameters(), lr=0.01), torch.optim.SGD(model[2].parameters(), lr=0.1)
+    with StepCheck(model, head) as check:
+        for x in batches():
+            backbone.zero_grad()
+            head.zero_grad()
+            model(x).pow(2).mean().backward()
+            backbone.step()
+            head.step()
+    assert check.findings == [] and check.not_learning() == []
+
+
+def test_lbfgs_recomputing_gradients_inside_its_step_gets_no_finding():
+    # step(closure) zeroes and recomputes the gradient several times inside one step.
+    model = two_layers()
+    opt = torch.optim.LBFGS(model.parameters(), lr=0.5, max_iter=4)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = model(X).pow(2).mean()
+        loss.backward()
+        return loss
+
+    with StepCheck(model, opt) as check:
+        for _ in range(3):
+            opt.step(closure)
+    assert check.steps == 3 and check.findings == []
+
+
+def test_a_step_grad_scaler_skips_is_not_a_zero_grad_in_the_window():
+    # A GradScaler skips the step whose gradients hold inf (here: a scale far too large at first,
+    # as when fp16 calibrates its scale); the next zero_grad() clears those gradients.
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**127)
+    with StepCheck(model, opt) as check:
+        for x in batches(4):
+            opt.zero_grad()
+            scaler.scale(model(x * 100).pow(2).mean()).backward()
+            scaler.step(opt)
+            scaler.update()
+    assert check.steps < 4 and check.findings == []
+
+
+def test_gradients_written_into_grad_by_hand_are_not_off_path():
+    # torch.autograd.grad, then p.grad = g (gradient surgery): no backward() accumulates, yet
+    # every parameter gets its gradient and learns.
+    model = two_layers()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with StepCheck(model, opt) as check:
+        for x in batches():
+            opt.zero_grad()
+            grads = torch.autograd.grad(model(x).pow(2).mean(), list(model.parameters()))
+            for p, g in zip(model.parameters(), grads):
+                p.grad = g
+            opt.step()
+    assert check.findings == []
+
+
+def test_a_trained_layer_moved_by_momentum_with_a_zero_gradient_is_not_frozen_moves():
+    # zero_grad(set_to_none=False) and a branch not taken in one step: Adam moves the branch by its
+    # momentum. It is not frozen, so the row for "a frozen layer still changes" is not its cause.
+    torch.manual_seed(0)
+    branches = nn.ModuleList([nn.Linear(3, 1), nn.Linear(3, 1)])
+    opt = torch.optim.Adam(branches.parameters(), lr=0.01)
+    with StepCheck(branches, opt) as check:
+        for k, x in enumerate(batches()):
+            opt.zero_grad(set_to_none=False)
+            branches[1 if k == 1 else 0](x).pow(2).mean().backward()
+            opt.step()
+    assert check.findings == []
