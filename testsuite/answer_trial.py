@@ -100,14 +100,15 @@ def try_answers(shell: Any, visible: str, hidden: str, right: list[str], wrong: 
     try:
         solution = saved["answer"]
         tries = number_forms(solution) + [(expression, eval(expression, ns)) for expression in right]
+        wrong_values = [eval(case["answer"], ns) for case in wrong]  # all before any run rebinds names
         for label, answer in tries:
             feedback, hidden_error = run(answer)
             if feedback is not None:
                 problems.append(f"right answer ({label}: {answer!r}) rejected by the visible check: {feedback}")
             if hidden_error is not None:
                 problems.append(f"right answer ({label}: {answer!r}) rejected by the hidden tests: {hidden_error}")
-        for case in wrong:
-            feedback, hidden_error = run(eval(case["answer"], ns))
+        for case, value in zip(wrong, wrong_values):
+            feedback, hidden_error = run(value)
             if feedback is None:
                 problems.append(f"wrong answer {case['answer']!r} accepted by the visible check")
             elif case["says"].casefold() not in feedback.casefold():
