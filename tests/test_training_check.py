@@ -63,6 +63,8 @@ def test_tensors_only_the_optimizer_holds_are_listed():
     assert rows["param_groups[0][2]"].grad == "None"
     assert "no gradient" in rows["param_groups[0][2]"].note
     assert not rows["2.weight"].in_optimizer
+    # the first layer is still held and learns: a replaced layer, not an optimizer for another model
+    assert [f.kind for f in check.findings] == ["not-in-optimizer"] and "replaced" in check.findings[0].says
 
 
 def test_zero_and_missing_gradients_and_frozen():
