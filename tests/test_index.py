@@ -155,6 +155,14 @@ def test_every_entry_has_messages_and_causes():
         assert group["row"] and all(r["symptom"] for r in group["row"]), group["id"]
 
 
+def test_every_symptom_group_says_what_to_check_next():
+    """Each group of the symptom index starts with the check that tells its causes apart, and
+    links the notebook section that shows it (test_links checks that the link leads there)."""
+    for group in index.symptoms():
+        tell = group.get("tell_apart", "").strip()
+        assert tell and "](notebooks/" in tell, f"{group['id']}: no tell_apart with a notebook link"
+
+
 @pytest.mark.parametrize("where, cause", causes(), ids=lambda x: x if isinstance(x, str) else "")
 def test_every_cause_has_a_fix_and_a_section_that_exists(where, cause):
     assert cause["cause"] and cause["fix"] and cause["shown_in"], f"{where}: {cause}"
