@@ -67,7 +67,8 @@ def test_words_that_name_two_headings_fail(tmp_path: Path) -> None:
 
 def test_the_site_section_answers_to_the_cell_anchor(tmp_path: Path) -> None:
     """On the site, each cell's first heading's section gets "cell-id=<id>" as a MyST target
-    (to its own id) and as an HTML id; a section title with curly quotes still matches."""
+    (to its own id) and as an HTML id; a section title with curly quotes still matches; a cell
+    without a heading (the code cell after the title) answers to the section it belongs to."""
     source = notebook(tmp_path)
     document = new_document("08_x", get_default_settings(Parser))
     parent = document
@@ -83,7 +84,7 @@ def test_the_site_section_answers_to_the_cell_anchor(tmp_path: Path) -> None:
 
     slugs = env.metadata["notebooks/08_x"]["myst_slugs"]
     assert {slug: target for slug, (_, target, _) in slugs.items()} == {
-        "cell-id=title": "s0", "cell-id=bug": "s2", "cell-id=again": "s3",
+        "cell-id=title": "s0", "cell-id=code": "s0", "cell-id=bug": "s2", "cell-id=again": "s3",
         "cell-id=cell-061": "s4", "cell-id=fixes": "s6", "cell-id=fix": "s7"}
     sevens = [s for s in document.findall(nodes.section) if s[0].astext().startswith("7")]
     assert [s["ids"] for s in sevens] == [["s4", "cell-id=cell-061"], ["s5"]]
