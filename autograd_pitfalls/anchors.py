@@ -75,17 +75,25 @@ def headings(notebook: dict) -> list[Heading]:
     for cell in notebook["cells"]:
         if cell["cell_type"] != "markdown":
             continue
-        fence = None
         source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        for line in source.splitlines():
-            opening = FENCE.match(line)
-            if fence is None and opening:
-                fence = opening.group(1)[0]
-            elif fence is not None:
-                if opening and opening.group(1)[0] == fence:
-                    fence = None
-            elif heading := ATX_HEADING.match(line):
-                found.append(Heading(len(heading.group(1)), plain(heading.group(2)), cell["id"]))
+        for _, heading in heading_lines(source):
+            found.append(Heading(len(heading.group(1)), plain(heading.group(2)), cell["id"]))
+    return found
+
+
+def heading_lines(markdown: str) -> list[tuple[int, re.Match]]:
+    """(line number from 0, match of ATX_HEADING) of every heading of a Markdown text, outside
+    fenced code blocks."""
+    found, fence = [], None
+    for k, line in enumerate(markdown.splitlines()):
+        opening = FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(1)[0]
+        elif fence is not None:
+            if opening and opening.group(1)[0] == fence:
+                fence = None
+        elif heading := ATX_HEADING.match(line):
+            found.append((k, heading))
     return found
 
 

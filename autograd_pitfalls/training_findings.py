@@ -45,11 +45,17 @@ def findings(rows: list[Any], seen: Observations) -> list[Finding]:
     # optimizer for the backbone, say, is not this mistake)
     missing = [r.name for r in rows if r.registered and r.requires_grad and not r.in_optimizer and not r.changed]
     strangers = [r.name for r in rows if r.in_optimizer and not r.registered and r.name.startswith("param_groups[")]
-    if missing and strangers:
+    held = [r.name for r in rows if r.registered and r.requires_grad and r.in_optimizer]
+    if missing and strangers and not held:
         found.append(Finding("optimizer-of-another-model", (
             f"the optimizer holds {len(strangers)} tensor(s) that are not this model's parameters "
-            f"({names(strangers)}), and not {names(missing)}: it was built for other tensors (another model, "
-            "the model built again, or layers replaced after the optimizer was made)")))
+            f"({names(strangers)}), and none of the model's: it was built for other tensors (another model, "
+            "or the model built again after the optimizer was made)")))
+    elif missing and strangers:
+        found.append(Finding("not-in-optimizer", (
+            f"{names(missing)} are not in the optimizer, which holds {len(strangers)} other tensor(s) "
+            f"({names(strangers)}) instead: layers replaced after the optimizer was made keep their old "
+            "tensors in it, and no step moves the new ones")))
     elif missing:
         got = [n for n in missing if seen.received.get(n)]
         if got:

@@ -29,8 +29,19 @@ def add_cell_id_anchors(app, doctree) -> None:
         raise ValueError(f"{source}: its headings and its page's sections differ; "
                          "autograd_pitfalls.anchors.headings needs to read them as MyST does")
     slugs = env.metadata[env.docname].setdefault("myst_slugs", {})
+    section_of = {}  # a heading cell's id -> (its first heading's section, title)
     for heading, section, title in zip(found, sections, titles):
         anchor = cell_anchor(heading.cell_id)
         if anchor not in slugs:  # the cell's first heading
             slugs[anchor] = (section.line, section["ids"][0], title)
             section["ids"].append(anchor)
+            section_of[heading.cell_id] = (section, title)
+    # A link to a cell that holds no heading (a paragraph, a code cell) lands on the section it
+    # belongs to: the one the last heading before it opens.
+    current = None
+    for cell in nbformat.read(source, as_version=4).cells:
+        current = section_of.get(cell.get("id"), current)
+        anchor = cell_anchor(cell.get("id", ""))
+        if current is not None and anchor not in slugs:
+            section, title = current
+            slugs[anchor] = (section.line, section["ids"][0], title)

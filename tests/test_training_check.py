@@ -63,6 +63,8 @@ def test_tensors_only_the_optimizer_holds_are_listed():
     assert rows["param_groups[0][2]"].grad == "None"
     assert "no gradient" in rows["param_groups[0][2]"].note
     assert not rows["2.weight"].in_optimizer
+    # the first layer is still held and learns: a replaced layer, not an optimizer for another model
+    assert [f.kind for f in check.findings] == ["not-in-optimizer"] and "replaced" in check.findings[0].says
 
 
 def test_zero_and_missing_gradients_and_frozen():
@@ -138,6 +140,23 @@ def batches(n: int = 3) -> list[torch.Tensor]:
     return [X + k for k in range(n)]
 
 
+class BodyHeadAndThird(nn.Module):
+    """A body, a head, and a third layer that the tests' forward passes misuse."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.body, self.head, self.third = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+
+def checked_loop(model: nn.Module, opt: torch.optim.Optimizer, steps: int) -> StepCheck:
+    """StepCheck around `steps` steps of the ordinary loop (zero_grad, backward, step)."""
+    with StepCheck(model, opt) as check:
+        for x in batches(steps):
+            step(model, opt, x)
+    return check
+
+
 def kinds(check: StepCheck) -> list[str]:
     return [f.kind for f in check.findings]
 
@@ -148,8 +167,8 @@ def test_a_healthy_loop_gets_no_finding():
     losses = []
     with StepCheck(model, opt) as check:
         for x in batches():
+            loss = model(x).pow(2).mean()  # the forward first, then the reset: as healthy as the other order
             opt.zero_grad()
-            loss = model(x).pow(2).mean()
             loss.backward()
             opt.step()
             losses.append(loss.item())
@@ -224,25 +243,14 @@ def test_a_logged_loss_tensor_carries_every_graph():
 
 
 def test_a_path_cut_before_the_loss_and_a_layer_never_used():
-    torch.manual_seed(0)
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.body, self.head, self.spare = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-
+    class Net(BodyHeadAndThird):
         def forward(self, x):
-            return self.head(self.body(x).detach())
+            return self.head(self.body(x).detach())  # the third layer is never called
 
     model = Net()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["off-path", "unused-in-forward"]
-    assert "`body.weight`" in check.findings[0].says and "`spare` never ran" in check.findings[1].says
+    assert "`body.weight`" in check.findings[0].says and "`third` never ran" in check.findings[1].says
 
 
 def test_a_frozen_part_that_still_moves():
@@ -268,12 +276,7 @@ def test_a_frozen_part_that_still_moves():
 def test_training_in_eval_mode():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 1)).eval()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["eval-mode"]
 
 
@@ -292,12 +295,7 @@ def test_nan_gradients_and_where_they_first_appear():
 
 def test_an_optimizer_built_for_another_model():
     model, other = two_layers(), two_layers()
-    opt = torch.optim.SGD(other.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            opt.zero_grad()
-            model(x).pow(2).mean().backward()
-            opt.step()
+    check = checked_loop(model, torch.optim.SGD(other.parameters(), lr=0.1), steps=2)
     assert kinds(check)[0] == "optimizer-of-another-model"
 
 
@@ -359,24 +357,17 @@ def test_a_frozen_part_in_eval_mode_is_not_training_in_eval_mode():
 def test_a_module_run_under_no_grad_is_off_path_and_a_frozen_tensor_that_moves_is_noted():
     torch.manual_seed(0)
 
-    class Probe(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.body, self.head, self.probe = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-
+    class Probe(BodyHeadAndThird):
         def forward(self, x):
             h = self.body(x)
             with torch.no_grad():
-                self.logged = self.probe(h)  # only logged
+                self.logged = self.third(h)  # the probe, only logged
             return self.head(h)
 
     model = Probe()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with StepCheck(model, opt) as check:
-        for x in batches(2):
-            step(model, opt, x)
+    check = checked_loop(model, torch.optim.SGD(model.parameters(), lr=0.1), steps=2)
     assert kinds(check) == ["off-path"] and "`torch.no_grad()`" in check.findings[0].says
-    assert by_name(check)["probe.weight"].note == "NOT LEARNING: no gradient reached it"
+    assert by_name(check)["third.weight"].note == "NOT LEARNING: no gradient reached it"
     assert TensorStatus("w", True, True, False, "zero", True, True).note == "FROZEN, yet it changed"
 
 

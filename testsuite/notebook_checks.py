@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 import nbformat
 import pytest
 
-from autograd_pitfalls.anchors import ATX_HEADING, FENCE
+from autograd_pitfalls.anchors import heading_lines
 from testsuite.answer_trial import declaration_problems
 from testsuite.exercises import exercise_problems, exercises, student_copy_problems
 from testsuite.notebooks import NOTEBOOKS, read_notebook, student_copy_of
@@ -155,17 +155,10 @@ def check_headings_start_cells(nb: Any, name: str) -> None:
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
             continue
-        fence = None
-        for k, line in enumerate(cell.source.splitlines()):
-            opening = FENCE.match(line)
-            if fence is None and opening:
-                fence = opening.group(1)[0]
-            elif fence is not None:
-                if opening and opening.group(1)[0] == fence:
-                    fence = None
-            elif k > 0 and ATX_HEADING.match(line):
-                _fail(f"{name} cell {i} (id {cell.get('id')}), line {k + 1}: the heading {line.strip()[:60]!r} "
-                      "does not start its cell; split the cell there")
+        for k, heading in heading_lines(cell.source):
+            if k > 0:
+                _fail(f"{name} cell {i} (id {cell.get('id')}), line {k + 1}: the heading "
+                      f"{heading.group(0).strip()[:60]!r} does not start its cell; split the cell there")
 
 
 def check_setup_seeds(nb: Any, name: str) -> None:
